@@ -1,0 +1,68 @@
+// AllocationLedger: the allocations, frees and bytes of one steady-state response,
+// per memory mode, in three phases:
+//   build      MessageStore::Acquire() + BuildResponse()
+//   serialize  ByteSizeLong() + SerializeToArray() into a buffer reused across responses
+//   destroy    MessageStore::Release(): delete, Clear() or Reset()
+// Counts come from AllocationCounter on the calling thread: they are exact, not
+// sampled. Each mode runs `warmup` responses first (pools fill, buffers grow), then
+// the figures are averaged over `cycles` responses; the builder is deterministic, so
+// at steady state every cycle makes the same counts and the averages are whole.
+//
+// Example:
+//   reco::v1::RecommendRequest req;
+//   req.set_text_profile(reco::v1::TEXT_PROFILE_COMPACT);
+//   reco::Ledger ledger = reco::MeasureLedger(req, {});
+//   ledger.ForMode(reco::MemoryMode::kArenaPool).build.allocs   // 0
+#ifndef ARENA_GRPC_CORE_ALLOCATION_LEDGER_H_
+#define ARENA_GRPC_CORE_ALLOCATION_LEDGER_H_
+
+#include <string>
+#include <vector>
+
+#include "core/message_store.h"
+#include "proto/reco.pb.h"
+
+namespace reco {
+
+struct PhaseCost {
+  double allocs = 0;
+  double frees = 0;
+  double bytes = 0;
+};
+
+struct ModeLedger {
+  MemoryMode mode;
+  PhaseCost build, serialize, destroy;
+};
+
+struct Ledger {
+  uint32_t items = 0;               // effective item count
+  v1::TextProfile profile = v1::TEXT_PROFILE_REALISTIC;
+  size_t serialized_bytes = 0;
+  int cycles = 0;
+  std::vector<ModeLedger> modes;    // in the order asked for
+
+  // The entry for `mode`; the mode must have been measured.
+  const ModeLedger& ForMode(MemoryMode mode) const;
+};
+
+struct LedgerOptions {
+  std::vector<MemoryMode> modes = AllMemoryModes();
+  int warmup = 3;
+  int cycles = 8;
+  MessageStoreOptions store;
+};
+
+Ledger MeasureLedger(const v1::RecommendRequest& request, const LedgerOptions& options);
+
+// The JSON document alloc_ledger --json prints:
+// {"items":200,"profile":"compact","serialized_bytes":N,"cycles":8,"malloc":"glibc",
+//  "modes":{"heap":{"build":{"allocs":A,"frees":F,"bytes":B},"serialize":{...},
+//  "destroy":{...}},...}}
+std::string LedgerToJson(const Ledger& ledger);
+// A fixed-width table for terminals.
+std::string LedgerToTable(const Ledger& ledger);
+
+}  // namespace reco
+
+#endif  // ARENA_GRPC_CORE_ALLOCATION_LEDGER_H_

@@ -1,0 +1,53 @@
+// ResponseBuilder: fills a reco.v1.RecommendResponse from a request, deterministically.
+//
+// The same request always gives the same message (and the same serialized bytes),
+// wherever the response lives: on the heap, reused, or on an Arena. The builder is
+// the hot path every memory mode shares, written the way a careful engineer writes
+// one: text is generated into a stack buffer and copied into the field with
+// mutable_x()->assign() -- one allocation per string longer than 15 bytes, none for
+// shorter ones -- and repeated fields are reserved before they are filled.
+//
+// Example:
+//   reco::v1::RecommendRequest req;
+//   req.set_item_count(2);
+//   reco::v1::RecommendResponse resp;
+//   reco::BuildResponse(req, &resp);   // resp.items_size() == 2
+//
+// Validation is the caller's job (ValidateRequest); BuildResponse trusts its input.
+// Thread-safety: BuildResponse is a pure function of its arguments.
+#ifndef ARENA_GRPC_CORE_RESPONSE_BUILDER_H_
+#define ARENA_GRPC_CORE_RESPONSE_BUILDER_H_
+
+#include <cstdint>
+
+#include "absl/status/status.h"
+#include "absl/strings/string_view.h"
+#include "proto/reco.pb.h"
+
+namespace reco {
+
+// item_count 0 asks for this many items.
+inline constexpr uint32_t kDefaultItemCount = 200;
+// The largest item_count the service accepts (a 10,000-item realistic response is
+// about 5 MB serialized).
+inline constexpr uint32_t kMaxItemCount = 10000;
+// Strings of at most this many bytes fit libstdc++'s small-string buffer, so they
+// need no allocation of their own; longer ones do, even on an Arena (protobuf 3.21).
+inline constexpr size_t kSmallStringBytes = 15;
+
+// item_count with 0 replaced by the default.
+uint32_t EffectiveItemCount(const v1::RecommendRequest& request);
+
+// OK, or INVALID_ARGUMENT with a message that names the field and its limit.
+absl::Status ValidateRequest(const v1::RecommendRequest& request);
+
+// Fills *response (which must be empty: new, Clear()ed or freshly on an arena).
+void BuildResponse(const v1::RecommendRequest& request, v1::RecommendResponse* response);
+
+// "realistic" / "compact" <-> the enum. ParseTextProfile returns false on anything else.
+absl::string_view TextProfileName(v1::TextProfile profile);
+bool ParseTextProfile(absl::string_view name, v1::TextProfile* profile);
+
+}  // namespace reco
+
+#endif  // ARENA_GRPC_CORE_RESPONSE_BUILDER_H_

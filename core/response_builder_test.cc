@@ -1,0 +1,131 @@
+#include "core/response_builder.h"
+
+#include <string>
+
+#include "core/message_store.h"
+#include "gtest/gtest.h"
+
+namespace reco {
+namespace {
+
+v1::RecommendRequest Request(uint32_t items, v1::TextProfile profile, uint64_t seed = 7) {
+  v1::RecommendRequest r;
+  r.set_user_id("user-42");
+  r.set_item_count(items);
+  r.set_text_profile(profile);
+  r.set_seed(seed);
+  return r;
+}
+
+std::string BuildIn(MemoryMode mode, const v1::RecommendRequest& request) {
+  auto store = MakeMessageStore(mode, {});
+  MessageLease lease = store->Acquire();
+  BuildResponse(request, lease.response);
+  std::string bytes;
+  EXPECT_TRUE(lease.response->SerializeToString(&bytes));
+  store->Release(lease);
+  return bytes;
+}
+
+class AllModesProduceTheSameBytes
+    : public ::testing::TestWithParam<std::tuple<uint32_t, v1::TextProfile>> {};
+
+TEST_P(AllModesProduceTheSameBytes, ForEveryMode) {
+  auto [items, profile] = GetParam();
+  v1::RecommendRequest request = Request(items, profile);
+  std::string heap = BuildIn(MemoryMode::kHeap, request);
+  v1::RecommendResponse parsed;
+  ASSERT_TRUE(parsed.ParseFromString(heap));
+  EXPECT_EQ(parsed.items_size(), static_cast<int>(items == 0 ? kDefaultItemCount : items));
+  for (MemoryMode mode : AllMemoryModes()) {
+    EXPECT_EQ(BuildIn(mode, request), heap) << MemoryModeName(mode);
+  }
+  // And a reused lease (a second response in the same store) gives the same bytes.
+  auto store = MakeMessageStore(MemoryMode::kReuse, {});
+  for (int i = 0; i < 2; ++i) {
+    MessageLease lease = store->Acquire();
+    BuildResponse(request, lease.response);
+    EXPECT_EQ(lease.response->SerializeAsString(), heap);
+    store->Release(lease);
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(Sizes, AllModesProduceTheSameBytes,
+                         ::testing::Combine(::testing::Values(0u, 1u, 200u, 1000u),
+                                            ::testing::Values(v1::TEXT_PROFILE_REALISTIC, v1::TEXT_PROFILE_COMPACT)));
+
+TEST(ResponseBuilderTest, SeedAndUserChangeTheContent) {
+  auto base = Request(20, v1::TEXT_PROFILE_REALISTIC, 1);
+  auto other_seed = Request(20, v1::TEXT_PROFILE_REALISTIC, 2);
+  auto other_user = base;
+  other_user.set_user_id("user-43");
+  std::string a = BuildIn(MemoryMode::kHeap, base);
+  EXPECT_NE(a, BuildIn(MemoryMode::kHeap, other_seed));
+  EXPECT_NE(a, BuildIn(MemoryMode::kHeap, other_user));
+}
+
+TEST(ResponseBuilderTest, DefaultRealisticResponseIsAboutOneHundredKilobytes) {
+  std::string bytes = BuildIn(MemoryMode::kHeap, Request(0, v1::TEXT_PROFILE_REALISTIC));
+  EXPECT_GT(bytes.size(), 80u * 1000);
+  EXPECT_LT(bytes.size(), 130u * 1000);
+}
+
+// Walks every string of a response and applies f to it.
+template <typename F>
+void ForEachString(const v1::RecommendResponse& r, F f) {
+  f(r.request_id());
+  f(r.metadata().model_version());
+  f(r.metadata().experiment_bucket());
+  for (const v1::Item& item : r.items()) {
+    for (const std::string* s : {&item.item_id(), &item.title(), &item.description(), &item.url(),
+                                 &item.price().currency_code(), &item.image().url(), &item.image().alt_text(),
+                                 &item.seller().seller_id(), &item.seller().display_name(),
+                                 &item.shipping().ships_from(), &item.scores().model_id()}) {
+      f(*s);
+    }
+    for (const std::string& tag : item.tags()) f(tag);
+  }
+}
+
+TEST(ResponseBuilderTest, CompactProfileKeepsEveryStringWithinFifteenBytes) {
+  v1::RecommendResponse r;
+  BuildResponse(Request(500, v1::TEXT_PROFILE_COMPACT), &r);
+  ForEachString(r, [](const std::string& s) { EXPECT_LE(s.size(), kSmallStringBytes) << s; });
+}
+
+TEST(ResponseBuilderTest, RealisticProfileHasLongTextWithinTwentyToTwoHundredBytes) {
+  v1::RecommendResponse r;
+  BuildResponse(Request(200, v1::TEXT_PROFILE_REALISTIC), &r);
+  for (const v1::Item& item : r.items()) {
+    for (const std::string* s : {&item.title(), &item.description(), &item.url(), &item.image().url()}) {
+      EXPECT_GE(s->size(), 20u) << *s;
+      EXPECT_LE(s->size(), 200u) << *s;
+    }
+  }
+}
+
+TEST(ValidateRequestTest, AcceptsTheLimitAndRejectsPastIt) {
+  EXPECT_TRUE(ValidateRequest(Request(kMaxItemCount, v1::TEXT_PROFILE_COMPACT)).ok());
+  absl::Status too_many = ValidateRequest(Request(kMaxItemCount + 1, v1::TEXT_PROFILE_COMPACT));
+  EXPECT_EQ(too_many.code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_NE(too_many.message().find("10000"), absl::string_view::npos) << too_many.message();
+}
+
+TEST(ValidateRequestTest, RejectsAnUnknownTextProfile) {
+  v1::RecommendRequest r = Request(1, v1::TEXT_PROFILE_REALISTIC);
+  r.set_text_profile(static_cast<v1::TextProfile>(7));
+  absl::Status s = ValidateRequest(r);
+  EXPECT_EQ(s.code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_NE(s.message().find("text_profile"), absl::string_view::npos) << s.message();
+}
+
+TEST(TextProfileNameTest, RoundTrips) {
+  v1::TextProfile p;
+  ASSERT_TRUE(ParseTextProfile("compact", &p));
+  EXPECT_EQ(p, v1::TEXT_PROFILE_COMPACT);
+  EXPECT_EQ(TextProfileName(p), "compact");
+  EXPECT_FALSE(ParseTextProfile("Compact", &p));
+}
+
+}  // namespace
+}  // namespace reco

@@ -1,0 +1,29 @@
+#!/usr/bin/env bash
+# Installs the Debian 12 packages this project needs, and nothing else. Idempotent
+# and non-interactive: packages already installed are left alone, and apt is not
+# touched at all when everything is there.
+set -euo pipefail
+packages=(
+  # build
+  build-essential cmake pkg-config
+  libgrpc++-dev libgrpc-dev protobuf-compiler-grpc libprotobuf-dev protobuf-compiler
+  libabsl-dev libbenchmark-dev libgtest-dev nlohmann-json3-dev
+  # the allocators the project compares (given with LD_PRELOAD)
+  libtcmalloc-minimal4 libjemalloc2 libmimalloc2.0
+  # tests and cross-checks: valgrind counts allocations independently; h2load is a
+  # third-party HTTP/2 client; Debian's python3 runs the test scripts
+  valgrind nghttp2-client python3
+)
+missing=()
+for p in "${packages[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+if [ ${#missing[@]} -eq 0 ]; then
+  exit 0
+fi
+sudo=""
+[ "$(id -u)" -eq 0 ] || sudo="sudo"
+echo "setup: installing ${missing[*]}" >&2
+$sudo apt-get -o DPkg::Lock::Timeout=600 update -q >/dev/null
+DEBIAN_FRONTEND=noninteractive $sudo apt-get -o DPkg::Lock::Timeout=600 install -y -q --no-install-recommends \
+  "${missing[@]}" >/dev/null

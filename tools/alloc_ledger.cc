@@ -1,0 +1,83 @@
+// alloc_ledger: prints, for each memory mode, the allocations, frees and bytes of one
+// steady-state response in three phases (build, serialize, destroy).
+//
+//   alloc_ledger [--items 200] [--profile realistic|compact] [--modes heap,arena] [--json]
+#include <cstdio>
+#include <string>
+#include <vector>
+
+#include "absl/flags/flag.h"
+#include "absl/flags/parse.h"
+#include "absl/flags/usage.h"
+#include "absl/strings/str_split.h"
+#include "core/allocation_ledger.h"
+#include "core/response_builder.h"
+
+ABSL_FLAG(int64_t, items, 200, "Items in the response, 0 to 10000 (0 means the service default, 200).");
+ABSL_FLAG(std::string, profile, "realistic",
+          "Text profile: 'realistic' (strings of 20 to 200 bytes) or 'compact' (every string <= 15 bytes).");
+ABSL_FLAG(std::string, modes, "heap,reuse,arena,arena_pool", "Comma-separated memory modes to measure.");
+ABSL_FLAG(int32_t, cycles, 8, "Responses to average over, after the warm-up (1 to 100000).");
+ABSL_FLAG(int32_t, warmup, 3, "Responses to make before measuring, so pools and buffers are warm (0 to 1000).");
+ABSL_FLAG(int64_t, initial_block_bytes, 512 * 1024, "arena_pool: the size of each arena's reused initial block.");
+ABSL_FLAG(bool, json, false, "Print JSON instead of a table.");
+
+namespace {
+
+int Fail(const std::string& message) {
+  std::fprintf(stderr, "alloc_ledger: %s (see --help)\n", message.c_str());
+  return 2;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  absl::SetProgramUsageMessage(
+      "Prints the exact allocations, frees and bytes of one steady-state response per memory mode.\n"
+      "Usage: alloc_ledger [--items N] [--profile realistic|compact] [--modes LIST] [--json]");
+  std::vector<char*> rest = absl::ParseCommandLine(argc, argv);
+  if (rest.size() > 1) return Fail(std::string("unexpected argument '") + rest[1] + "'");
+
+  const int64_t items = absl::GetFlag(FLAGS_items);
+  if (items < 0 || items > reco::kMaxItemCount) {
+    return Fail("--items must be between 0 and " + std::to_string(reco::kMaxItemCount) + ", got " +
+                std::to_string(items));
+  }
+  reco::v1::TextProfile profile;
+  if (!reco::ParseTextProfile(absl::GetFlag(FLAGS_profile), &profile)) {
+    return Fail("--profile must be 'realistic' or 'compact', got '" + absl::GetFlag(FLAGS_profile) + "'");
+  }
+  reco::LedgerOptions options;
+  options.modes.clear();
+  for (absl::string_view name : absl::StrSplit(absl::GetFlag(FLAGS_modes), ',')) {
+    reco::MemoryMode mode;
+    if (!reco::ParseMemoryMode(name, &mode)) {
+      return Fail("--modes: unknown mode '" + std::string(name) + "'; the modes are heap, reuse, arena, arena_pool");
+    }
+    options.modes.push_back(mode);
+  }
+  options.cycles = absl::GetFlag(FLAGS_cycles);
+  if (options.cycles < 1 || options.cycles > 100000) {
+    return Fail("--cycles must be between 1 and 100000, got " + std::to_string(options.cycles));
+  }
+  options.warmup = absl::GetFlag(FLAGS_warmup);
+  if (options.warmup < 0 || options.warmup > 1000) {
+    return Fail("--warmup must be between 0 and 1000, got " + std::to_string(options.warmup));
+  }
+  const int64_t block = absl::GetFlag(FLAGS_initial_block_bytes);
+  if (block < 1024 || block > (int64_t{1} << 30)) {
+    return Fail("--initial_block_bytes must be between 1024 and 1073741824, got " + std::to_string(block));
+  }
+  options.store.initial_block_bytes = static_cast<size_t>(block);
+
+  reco::v1::RecommendRequest request;
+  request.set_user_id("ledger-user");
+  request.set_item_count(static_cast<uint32_t>(items));
+  request.set_text_profile(profile);
+  request.set_seed(1);
+
+  reco::Ledger ledger = reco::MeasureLedger(request, options);
+  std::string out = absl::GetFlag(FLAGS_json) ? reco::LedgerToJson(ledger) + "\n" : reco::LedgerToTable(ledger);
+  std::fputs(out.c_str(), stdout);
+  return 0;
+}

@@ -1,0 +1,36 @@
+#!/usr/bin/env bash
+# alloc_ledger's command line: bad input is refused with the flag named and a
+# non-zero exit; good input prints the documented JSON.
+set -u
+ledger=$1
+fails=0
+expect_error() {  # expect_error WORD-IN-MESSAGE ARGS...
+  local word=$1; shift
+  local err rc
+  err=$("$ledger" "$@" 2>&1 >/dev/null); rc=$?
+  if [ $rc -eq 0 ] || ! grep -q -- "$word" <<<"$err"; then
+    echo "FAIL: alloc_ledger $* exited $rc with: $err"; fails=$((fails + 1))
+  fi
+}
+expect_error "--profile" --profile fancy
+expect_error "--items" --items -1
+expect_error "--items" --items 10001
+expect_error "items" --items lots
+expect_error "--modes" --modes heap,stack
+expect_error "--cycles" --cycles 0
+expect_error "nope" --nope
+expect_error "unexpected argument" extra
+
+out=$("$ledger" --items 20 --profile compact --json --cycles 2) || { echo "FAIL: valid run exited non-zero"; exit 1; }
+/usr/bin/python3 - "$out" <<'PY' || fails=$((fails + 1))
+import json, sys
+doc = json.loads(sys.argv[1])
+assert doc["items"] == 20 and doc["profile"] == "compact", doc
+assert set(doc["modes"]) == {"heap", "reuse", "arena", "arena_pool"}, doc["modes"].keys()
+for mode in doc["modes"].values():
+    for phase in ("build", "serialize", "destroy"):
+        assert set(mode[phase]) >= {"allocs", "frees", "bytes"}, mode
+assert doc["modes"]["arena_pool"]["build"]["allocs"] == 0, doc["modes"]["arena_pool"]
+PY
+"$ledger" --help >/dev/null 2>&1; [ $? -le 1 ] || { echo "FAIL: --help"; fails=$((fails + 1)); }
+[ $fails -eq 0 ] && echo "alloc_ledger CLI: all checks passed" || { echo "$fails checks failed"; exit 1; }
