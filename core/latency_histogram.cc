@@ -40,6 +40,23 @@ void LatencyHistogram::RecordN(uint64_t nanos, uint64_t n) {
   max_ = std::max(max_, nanos);
 }
 
+void LatencyHistogram::AddToBucket(int index, uint64_t n) {
+  if (n == 0 || index < 0 || index >= kBucketCount) return;
+  buckets_[index] += n;
+  count_ += n;
+  uint64_t low = BucketLow(index);
+  uint64_t high = index + 1 < kBucketCount ? BucketLow(index + 1) : low * 2;
+  sum_ += (low + (high - low) / 2) * n;
+  min_ = std::min(min_, low);
+  max_ = std::max(max_, high - 1);
+}
+
+void LatencyHistogram::SetSummary(uint64_t sum, uint64_t min, uint64_t max) {
+  sum_ = sum;
+  min_ = min;
+  max_ = max;
+}
+
 void LatencyHistogram::Merge(const LatencyHistogram& other) {
   for (int i = 0; i < kBucketCount; ++i) buckets_[i] += other.buckets_[i];
   count_ += other.count_;

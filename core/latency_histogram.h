@@ -36,6 +36,11 @@ class LatencyHistogram {
   void Record(uint64_t nanos) { RecordN(nanos, 1); }
   void RecordN(uint64_t nanos, uint64_t n);
   void Merge(const LatencyHistogram& other);
+  // Adds n values to bucket `index` (as if recorded at its low edge for min, its
+  // midpoint for the sum), for rebuilding a histogram from exported buckets.
+  // sum, min and max are then set by the caller with SetSummary when it knows them.
+  void AddToBucket(int index, uint64_t n);
+  void SetSummary(uint64_t sum, uint64_t min, uint64_t max);
   void Clear();
 
   uint64_t count() const { return count_; }
