@@ -1,0 +1,166 @@
+// Proves what arena_message_allocator.h claims, with a real in-process callback server.
+#include "patterns/arena_message_allocator.h"
+
+#include <memory>
+#include <mutex>
+#include <string>
+#include <vector>
+
+#include "core/allocation_counter.h"
+#include "core/response_builder.h"
+#include "core/test_util.h"
+#include "google/protobuf/util/message_differencer.h"
+#include "grpcpp/grpcpp.h"
+#include "gtest/gtest.h"
+#include "proto/reco.grpc.pb.h"
+
+namespace reco::patterns {
+namespace {
+
+using v1::RecommendRequest;
+using v1::RecommendResponse;
+using Allocator = ArenaMessageAllocator<RecommendRequest, RecommendResponse>;
+
+// What the handler saw, recorded while the messages were still alive.
+struct Observation {
+  const google::protobuf::Arena* request_arena = nullptr;
+  const google::protobuf::Arena* response_arena = nullptr;
+  std::vector<std::string> response_paths_off_arena;
+};
+
+class ObservingRecommender final : public v1::Recommender::CallbackService {
+ public:
+  grpc::ServerUnaryReactor* Recommend(grpc::CallbackServerContext* ctx, const RecommendRequest* request,
+                                      RecommendResponse* response) override {
+    Observation seen;
+    seen.request_arena = request->GetArena();
+    seen.response_arena = response->GetArena();
+    BuildResponse(*request, response);
+    seen.response_paths_off_arena = testing::MessagesNotOnArena(*response, response->GetArena());
+    {
+      std::lock_guard<std::mutex> lock(mu_);
+      seen_.push_back(std::move(seen));
+    }
+    auto* reactor = ctx->DefaultReactor();
+    reactor->Finish(grpc::Status::OK);
+    return reactor;
+  }
+
+  std::vector<Observation> seen() {
+    std::lock_guard<std::mutex> lock(mu_);
+    return seen_;
+  }
+
+ private:
+  std::mutex mu_;
+  std::vector<Observation> seen_;
+};
+
+// Starts `service` on 127.0.0.1 with an ephemeral port, sends `rpcs` requests and
+// checks every response against a locally built one.
+void ServeAndCall(ObservingRecommender* service, int rpcs) {
+  grpc::ServerBuilder builder;
+  int port = 0;
+  builder.AddListeningPort("127.0.0.1:0", grpc::InsecureServerCredentials(), &port);
+  builder.RegisterService(service);
+  std::unique_ptr<grpc::Server> server = builder.BuildAndStart();
+  ASSERT_NE(server, nullptr);
+  ASSERT_NE(port, 0);
+
+  auto stub = v1::Recommender::NewStub(
+      grpc::CreateChannel("127.0.0.1:" + std::to_string(port), grpc::InsecureChannelCredentials()));
+  for (int i = 0; i < rpcs; ++i) {
+    RecommendRequest request;
+    request.set_user_id("user-with-a-long-identifier-" + std::to_string(i));  // > 15 bytes
+    request.set_item_count(20 + i);
+    request.set_seed(i);
+    RecommendResponse response;
+    grpc::ClientContext ctx;
+    ctx.set_deadline(std::chrono::system_clock::now() + std::chrono::seconds(10));
+    grpc::Status status = stub->Recommend(&ctx, request, &response);
+    ASSERT_TRUE(status.ok()) << status.error_message();
+    RecommendResponse expected;
+    BuildResponse(request, &expected);
+    EXPECT_TRUE(google::protobuf::util::MessageDifferencer::Equals(response, expected)) << "rpc " << i;
+  }
+  server->Shutdown();
+  server->Wait();
+}
+
+TEST(ArenaMessageAllocatorTest, HandlerSeesRequestAndResponseOnOneArena) {
+  constexpr int kRpcs = 5;
+  Allocator allocator;
+  ObservingRecommender service;
+  service.SetMessageAllocatorFor_Recommend(&allocator);
+  ServeAndCall(&service, kRpcs);
+
+  std::vector<Observation> seen = service.seen();
+  ASSERT_EQ(seen.size(), static_cast<size_t>(kRpcs));
+  for (const Observation& o : seen) {
+    EXPECT_NE(o.request_arena, nullptr);
+    EXPECT_EQ(o.response_arena, o.request_arena);
+    EXPECT_TRUE(o.response_paths_off_arena.empty()) << o.response_paths_off_arena.front();
+  }
+  for (size_t i = 1; i < seen.size(); ++i) {  // a fresh arena per RPC
+    for (size_t j = 0; j < i; ++j) EXPECT_NE(seen[i].request_arena, seen[j].request_arena);
+  }
+  // Shutdown() + Wait() returned, so every RPC is complete and released exactly once.
+  EXPECT_EQ(allocator.allocated(), static_cast<uint64_t>(kRpcs));
+  EXPECT_EQ(allocator.released(), static_cast<uint64_t>(kRpcs));
+}
+
+TEST(ArenaMessageAllocatorTest, WithoutTheAllocatorMessagesHaveNoArena) {
+  ObservingRecommender service;  // no SetMessageAllocatorFor_Recommend
+  ServeAndCall(&service, 2);
+  std::vector<Observation> seen = service.seen();
+  ASSERT_EQ(seen.size(), 2u);
+  for (const Observation& o : seen) {
+    EXPECT_EQ(o.request_arena, nullptr);
+    EXPECT_EQ(o.response_arena, nullptr);
+  }
+}
+
+// Mallocs made by AllocateMessages() and frees made by Release() for one RPC.
+AllocationCounts SetupCost(Allocator* allocator, AllocationCounts* teardown) {
+  AllocationCounts before = AllocationCounter::ThisThread();
+  grpc::MessageHolder<RecommendRequest, RecommendResponse>* holder = allocator->AllocateMessages();
+  AllocationCounts setup = AllocationCounter::ThisThread() - before;
+  EXPECT_NE(holder->request()->GetArena(), nullptr);
+  EXPECT_EQ(holder->response()->GetArena(), holder->request()->GetArena());
+  before = AllocationCounter::ThisThread();
+  holder->Release();
+  *teardown = AllocationCounter::ThisThread() - before;
+  return setup;
+}
+
+// The holder and both messages live on the arena: with a first block that holds them
+// (512 bytes), one RPC's setup is exactly two mallocs -- the Arena object and its
+// first block -- and Release() frees exactly those two.
+TEST(ArenaMessageAllocatorTest, HolderCostsNoMallocOfItsOwn) {
+  google::protobuf::ArenaOptions options;
+  options.start_block_size = 512;
+  Allocator allocator(options);
+  AllocationCounts teardown;
+  AllocationCounts setup = SetupCost(&allocator, &teardown);
+  EXPECT_EQ(setup.allocs, 2u);
+  EXPECT_EQ(setup.frees, 0u);
+  EXPECT_EQ(setup.bytes, sizeof(google::protobuf::Arena) + 512);
+  EXPECT_EQ(teardown.allocs, 0u);
+  EXPECT_EQ(teardown.frees, 2u);
+  EXPECT_EQ(allocator.allocated(), 1u);
+  EXPECT_EQ(allocator.released(), 1u);
+}
+
+// With default ArenaOptions the 256-byte first block cannot hold the holder and the
+// two empty messages: a second (512-byte) block is allocated before the handler runs.
+TEST(ArenaMessageAllocatorTest, DefaultFirstBlockSpillsIntoASecond) {
+  Allocator allocator;
+  AllocationCounts teardown;
+  AllocationCounts setup = SetupCost(&allocator, &teardown);
+  EXPECT_EQ(setup.allocs, 3u);
+  EXPECT_EQ(setup.bytes, sizeof(google::protobuf::Arena) + 256 + 512);
+  EXPECT_EQ(teardown.frees, 3u);
+}
+
+}  // namespace
+}  // namespace reco::patterns
