@@ -1,0 +1,102 @@
+// reco_server: the Recommender gRPC server. Flags and wiring only; the server is
+// RecoServer (reco_server.h).
+//
+//   reco_server --listen 127.0.0.1:0 --mode arena_pool
+//   -> reco_server: listening on 127.0.0.1:PORT mode=arena_pool
+// SIGTERM or SIGINT: graceful shutdown within --shutdown_deadline, a summary of the
+// measurements on stdout, exit 0. Bad flag values exit 2; a busy port exits 1.
+#include <pthread.h>
+#include <signal.h>
+
+#include <cstdio>
+#include <iostream>
+
+#include "absl/flags/flag.h"
+#include "absl/flags/parse.h"
+#include "absl/flags/usage.h"
+#include "absl/strings/str_cat.h"
+#include "absl/time/time.h"
+#include "server/reco_server.h"
+#include "server/stats_summary.h"
+
+ABSL_FLAG(std::string, listen, "127.0.0.1:50051", "HOST:PORT to listen on; port 0 picks a free port");
+ABSL_FLAG(std::string, mode, "arena_pool", "where responses live: heap, reuse, arena or arena_pool");
+ABSL_FLAG(int64_t, max_idle, 64,
+          "reuse/arena_pool: idle leases the pool keeps (more may be in use; extras are freed on release)");
+ABSL_FLAG(int64_t, initial_block_bytes, 512 * 1024,
+          "arena_pool: bytes of each arena's reused initial block (512 KiB holds a 200-item response)");
+ABSL_FLAG(int64_t, max_receive_message_bytes, 64 * 1024,
+          "largest request accepted; larger ones get RESOURCE_EXHAUSTED (requests are tiny)");
+ABSL_FLAG(int64_t, max_concurrent_streams, 256, "HTTP/2 concurrent streams allowed per connection");
+ABSL_FLAG(int64_t, resource_quota_bytes, 0,
+          "gRPC ResourceQuota memory bound in bytes; 0 keeps gRPC's default. (gRPC 1.51 has no thread knob "
+          "for callback services: see docs/server.md)");
+ABSL_FLAG(bool, measure, true, "time the build/serialize/release phases per RPC (false: for measuring the cost)");
+ABSL_FLAG(absl::Duration, shutdown_deadline, absl::Seconds(5),
+          "on SIGTERM/SIGINT, how long in-flight RPCs may take to finish before they are cancelled");
+
+namespace {
+
+[[noreturn]] void BadFlag(const std::string& message) {
+  std::cerr << "reco_server: " << message << "\n";
+  std::exit(2);
+}
+
+// A flag value that must be in [lo, hi].
+int64_t Bounded(const absl::Flag<int64_t>& flag, const char* name, int64_t lo, int64_t hi) {
+  int64_t v = absl::GetFlag(flag);
+  if (v < lo || v > hi) BadFlag(absl::StrCat("--", name, "=", v, " is out of range [", lo, ", ", hi, "]"));
+  return v;
+}
+
+reco::ServerOptions OptionsFromFlags() {
+  reco::ServerOptions o;
+  o.listen = absl::GetFlag(FLAGS_listen);
+  if (o.listen.find(':') == std::string::npos) BadFlag("--listen=" + o.listen + " is not HOST:PORT");
+  if (!reco::ParseMemoryMode(absl::GetFlag(FLAGS_mode), &o.mode)) {
+    BadFlag("--mode=" + absl::GetFlag(FLAGS_mode) + " is not one of heap, reuse, arena, arena_pool");
+  }
+  o.store.max_idle = Bounded(FLAGS_max_idle, "max_idle", 0, 1 << 20);
+  o.store.initial_block_bytes = Bounded(FLAGS_initial_block_bytes, "initial_block_bytes", 1, int64_t{1} << 32);
+  o.max_receive_message_bytes = Bounded(FLAGS_max_receive_message_bytes, "max_receive_message_bytes", 1, 1 << 30);
+  o.max_concurrent_streams = Bounded(FLAGS_max_concurrent_streams, "max_concurrent_streams", 1, 1 << 20);
+  o.resource_quota_bytes = Bounded(FLAGS_resource_quota_bytes, "resource_quota_bytes", 0, int64_t{1} << 40);
+  o.measure_phases = absl::GetFlag(FLAGS_measure);
+  if (absl::GetFlag(FLAGS_shutdown_deadline) < absl::ZeroDuration()) BadFlag("--shutdown_deadline is negative");
+  return o;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  absl::SetProgramUsageMessage("The Recommender gRPC server, in one of four memory modes.\n"
+                               "  reco_server --listen 127.0.0.1:0 --mode arena_pool");
+  std::vector<char*> rest = absl::ParseCommandLine(argc, argv);
+  if (rest.size() > 1) BadFlag(absl::StrCat("unexpected argument '", rest[1], "' (flags only; see --help)"));
+  reco::ServerOptions options = OptionsFromFlags();
+
+  // Block the stop signals before gRPC starts its threads (they inherit the mask), so
+  // that only sigwait below receives them.
+  sigset_t stop_signals;
+  sigemptyset(&stop_signals);
+  sigaddset(&stop_signals, SIGTERM);
+  sigaddset(&stop_signals, SIGINT);
+  pthread_sigmask(SIG_BLOCK, &stop_signals, nullptr);
+
+  auto server = reco::RecoServer::Start(options);
+  if (!server.ok()) {
+    std::cerr << "reco_server: " << server.status().message() << "\n";
+    return 1;
+  }
+  std::string host = options.listen.substr(0, options.listen.rfind(':'));
+  std::cout << "reco_server: listening on " << host << ":" << (*server)->port()
+            << " mode=" << reco::MemoryModeName(options.mode) << std::endl;  // endl: flushed for scripts
+
+  int signal_number = 0;
+  sigwait(&stop_signals, &signal_number);
+  (*server)->Shutdown(absl::GetFlag(FLAGS_shutdown_deadline));
+  (*server)->Wait();
+  std::cout << "reco_server: stopped on signal " << signal_number << "\n"
+            << reco::FormatStatsSummary((*server)->Stats(/*reset=*/false)) << std::flush;
+  return 0;
+}

@@ -1,0 +1,129 @@
+// See reco_server.h.
+#include "server/reco_server.h"
+
+#include <chrono>
+
+#include <grpcpp/ext/proto_server_reflection_plugin.h>
+#include <grpcpp/grpcpp.h>
+#include <grpcpp/health_check_service_interface.h>
+#include <grpcpp/resource_quota.h>
+
+#include "absl/strings/str_cat.h"
+#include "server/recommender_service.h"
+#include "server/serialize_timer.h"
+#include "server/stats_service.h"
+#include "server/stats_window.h"
+#include "server/store_message_allocator.h"
+
+namespace reco {
+
+// Declaration order is destruction order reversed: the gRPC server goes first, then
+// what its RPCs use (services, allocator, store, recorder).
+struct RecoServer::Parts {
+  ServerOptions options;
+  PhaseRecorder recorder;
+  std::unique_ptr<MessageStore> store;  // null in heap mode: gRPC owns the messages
+  std::unique_ptr<StoreMessageAllocator> allocator;
+  std::unique_ptr<StatsWindow> window;
+  std::unique_ptr<RecommenderService> recommender;
+  std::unique_ptr<StatsService> stats;
+  std::unique_ptr<grpc::Server> server;
+  int port = 0;
+};
+
+namespace {
+
+absl::Status CheckOptions(const ServerOptions& o) {
+  if (o.listen.empty()) return absl::InvalidArgumentError("listen: empty address, want HOST:PORT");
+  if (o.max_receive_message_bytes <= 0) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("max_receive_message_bytes: ", o.max_receive_message_bytes, " is not positive"));
+  }
+  if (o.max_concurrent_streams <= 0) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("max_concurrent_streams: ", o.max_concurrent_streams, " is not positive"));
+  }
+  if (o.resource_quota_bytes < 0) {
+    return absl::InvalidArgumentError(absl::StrCat("resource_quota_bytes: ", o.resource_quota_bytes, " is negative"));
+  }
+  if (o.mode == MemoryMode::kArenaPool && o.store.initial_block_bytes == 0) {
+    return absl::InvalidArgumentError("initial_block_bytes: must be positive in arena_pool mode");
+  }
+  return absl::OkStatus();
+}
+
+}  // namespace
+
+absl::StatusOr<std::unique_ptr<RecoServer>> RecoServer::Start(const ServerOptions& options) {
+  if (absl::Status s = CheckOptions(options); !s.ok()) return s;
+  auto parts = std::make_unique<Parts>();
+  parts->options = options;
+  PhaseRecorder* recorder = options.measure_phases ? &parts->recorder : nullptr;
+
+  parts->recommender = std::make_unique<RecommenderService>(recorder);
+  if (options.mode != MemoryMode::kHeap) {
+    // heap is gRPC's default path: no allocator at all. The others put the messages
+    // where the core library's MessageStore says.
+    parts->store = MakeMessageStore(options.mode, options.store);
+    parts->allocator = std::make_unique<StoreMessageAllocator>(parts->store.get(), recorder, options.store.max_idle);
+    parts->recommender->SetMessageAllocatorFor_Recommend(parts->allocator.get());
+    parts->recommender->UseStoreHolders(true);
+  }
+  parts->window = std::make_unique<StatsWindow>(options.mode, &parts->recorder, parts->store.get());
+  parts->stats = std::make_unique<StatsService>(parts->window.get());
+
+  grpc::EnableDefaultHealthCheckService(true);
+  grpc::reflection::InitProtoReflectionServerBuilderPlugin();
+  grpc::ServerBuilder builder;
+  // gRPC sets SO_REUSEPORT by default on Linux: a second server could then bind a
+  // port already in use and silently share its traffic. A busy port must be an error.
+  builder.AddChannelArgument(GRPC_ARG_ALLOW_REUSEPORT, 0);
+  builder.AddListeningPort(options.listen, grpc::InsecureServerCredentials(), &parts->port);
+  builder.SetMaxReceiveMessageSize(options.max_receive_message_bytes);
+  builder.AddChannelArgument(GRPC_ARG_MAX_CONCURRENT_STREAMS, options.max_concurrent_streams);
+  if (options.resource_quota_bytes > 0) {
+    grpc::ResourceQuota quota("reco_server");
+    quota.Resize(static_cast<size_t>(options.resource_quota_bytes));
+    builder.SetResourceQuota(quota);
+  }
+  if (options.measure_phases) {
+    std::vector<std::unique_ptr<grpc::experimental::ServerInterceptorFactoryInterface>> factories;
+    factories.push_back(std::make_unique<SerializeTimerFactory>(&parts->recorder));
+    builder.experimental().SetInterceptorCreators(std::move(factories));
+  }
+  builder.RegisterService(parts->recommender.get());
+  builder.RegisterService(parts->stats.get());
+
+  parts->server = builder.BuildAndStart();
+  if (parts->server == nullptr || parts->port == 0) {
+    if (parts->server != nullptr) parts->server->Shutdown();
+    return absl::UnavailableError(absl::StrCat("cannot listen on ", options.listen,
+                                               ": the port is in use or the address is not a local HOST:PORT"));
+  }
+  parts->server->GetHealthCheckService()->SetServingStatus(true);
+  return std::unique_ptr<RecoServer>(new RecoServer(std::move(parts)));
+}
+
+RecoServer::RecoServer(std::unique_ptr<Parts> parts) : parts_(std::move(parts)) {}
+
+RecoServer::~RecoServer() {
+  Shutdown(absl::ZeroDuration());
+  Wait();
+}
+
+int RecoServer::port() const { return parts_->port; }
+
+v1::StatsSnapshot RecoServer::Stats(bool reset) { return parts_->window->Snapshot(reset); }
+
+void RecoServer::Shutdown(absl::Duration deadline) {
+  std::lock_guard<std::mutex> lock(shutdown_mu_);
+  if (shut_down_) return;
+  shut_down_ = true;
+  // Health probes see NOT_SERVING while in-flight RPCs drain.
+  parts_->server->GetHealthCheckService()->SetServingStatus(false);
+  parts_->server->Shutdown(std::chrono::system_clock::now() + absl::ToChronoNanoseconds(deadline));
+}
+
+void RecoServer::Wait() { parts_->server->Wait(); }
+
+}  // namespace reco

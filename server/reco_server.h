@@ -1,0 +1,85 @@
+// RecoServer: the Recommender service (and ServerStats, health, reflection) running
+// in this process, in one of the four memory modes. reco_server's main and the tests
+// use it alike.
+//
+// Lifetime: Start() builds and starts a gRPC server listening on options.listen
+// (port 0 picks a free port: read it with port()). Shutdown() stops accepting RPCs,
+// lets in-flight ones finish until the deadline (then cancels them), and is
+// idempotent; Wait() blocks until the server has stopped. Destroying a RecoServer
+// shuts it down with a zero deadline. Everything the server's RPCs touch (store,
+// allocator, recorder) is owned here and outlives the gRPC server.
+//
+// Example:
+//   reco::ServerOptions options;
+//   options.listen = "127.0.0.1:0";
+//   options.mode = reco::MemoryMode::kArena;
+//   auto server = reco::RecoServer::Start(options);
+//   if (!server.ok()) return server.status();
+//   int port = (*server)->port();
+//   ...send RPCs to 127.0.0.1:port...
+//   reco::v1::StatsSnapshot stats = (*server)->Stats(/*reset=*/false);
+//   (*server)->Shutdown(absl::Seconds(5));
+//
+// Thread-safety: port() and Stats() from any thread; Shutdown() from any thread,
+// including concurrently with Wait(). Start() flips gRPC's process-wide "default
+// health check service" switch on.
+#ifndef ARENA_GRPC_SERVER_RECO_SERVER_H_
+#define ARENA_GRPC_SERVER_RECO_SERVER_H_
+
+#include <memory>
+#include <mutex>
+#include <string>
+
+#include <grpcpp/server.h>
+
+#include "absl/status/statusor.h"
+#include "absl/time/time.h"
+#include "core/message_store.h"
+#include "proto/stats.pb.h"
+
+namespace reco {
+
+struct ServerOptions {
+  std::string listen = "127.0.0.1:50051";  // "127.0.0.1:0" picks a free port
+  MemoryMode mode = MemoryMode::kArenaPool;
+  MessageStoreOptions store;               // pool bound, initial block size
+  // Requests are a few dozen bytes; anything larger than this is refused by gRPC
+  // (RESOURCE_EXHAUSTED) before the handler runs.
+  int max_receive_message_bytes = 64 * 1024;
+  // HTTP/2 SETTINGS_MAX_CONCURRENT_STREAMS per connection.
+  int max_concurrent_streams = 256;
+  // gRPC ResourceQuota memory bound for the server's transports, in bytes; 0 keeps
+  // gRPC's default (no explicit bound). gRPC 1.51 offers no thread knob for callback
+  // services: their handlers run on gRPC's internal executor threads (see
+  // docs/server.md); ResourceQuota::SetMaxThreads bounds sync-server threads only.
+  int64_t resource_quota_bytes = 0;
+  // Time the build, serialize and release phases (PhaseRecorder, SerializeTimer).
+  // false drops every per-RPC measurement: for measuring what measuring costs.
+  bool measure_phases = true;
+};
+
+class RecoServer {
+ public:
+  static absl::StatusOr<std::unique_ptr<RecoServer>> Start(const ServerOptions& options);
+  ~RecoServer();
+
+  int port() const;                       // the bound port
+  v1::StatsSnapshot Stats(bool reset);    // same as the GetStats RPC
+  void Shutdown(absl::Duration deadline); // graceful: stop accepting, finish in-flight
+  void Wait();
+
+  RecoServer(const RecoServer&) = delete;
+  RecoServer& operator=(const RecoServer&) = delete;
+
+ private:
+  struct Parts;  // services, store, allocator, recorder: declared in the .cc
+  explicit RecoServer(std::unique_ptr<Parts> parts);
+
+  std::unique_ptr<Parts> parts_;
+  std::mutex shutdown_mu_;
+  bool shut_down_ = false;
+};
+
+}  // namespace reco
+
+#endif  // ARENA_GRPC_SERVER_RECO_SERVER_H_

@@ -1,0 +1,97 @@
+// See stats_window.h.
+#include "server/stats_window.h"
+
+#include <unistd.h>
+
+#include <grpcpp/grpcpp.h>
+
+#include "core/histogram_proto.h"
+#include "google/protobuf/stubs/common.h"
+
+namespace reco {
+namespace {
+
+void ToProto(const AllocationCounts& counts, v1::AllocationTotals* out) {
+  out->set_allocs(counts.allocs);
+  out->set_frees(counts.frees);
+  out->set_bytes(counts.bytes);
+}
+
+void ToProto(const PhaseRecorder::PhaseTotals& totals, v1::PhaseStats* out) {
+  HistogramToProto(totals.latency, out->mutable_latency());
+  ToProto(totals.allocations, out->mutable_allocations());
+}
+
+}  // namespace
+
+StatsWindow::StatsWindow(MemoryMode mode, PhaseRecorder* recorder, const MessageStore* store)
+    : mode_(mode), recorder_(recorder), store_(store), malloc_name_(AllocationCounter::MallocName()) {
+  ResetPeakRss();
+  baseline_ = TakeBaseline();
+}
+
+StatsWindow::Baseline StatsWindow::TakeBaseline() const {
+  Baseline b;
+  b.start = std::chrono::steady_clock::now();
+  b.process_allocations = AllocationCounter::Process();
+  b.process = ReadProcessMetrics();
+  if (store_ != nullptr) b.store = store_->Stats();
+  return b;
+}
+
+v1::StatsSnapshot StatsWindow::Snapshot(bool reset) {
+  std::lock_guard<std::mutex> lock(mu_);
+  v1::StatsSnapshot s;
+  // Read the totals first and the process figures right after, so both cover
+  // (nearly) the same span.
+  PhaseRecorder::Totals totals = recorder_->Snapshot(reset);
+  Baseline now = TakeBaseline();
+
+  s.set_mode(std::string(MemoryModeName(mode_)));
+  s.set_malloc(malloc_name_);
+  s.set_pid(getpid());
+  s.set_window_seconds(std::chrono::duration<double>(now.start - baseline_.start).count());
+  s.set_rpcs(totals.rpcs);
+  s.set_rpc_errors(totals.rpc_errors);
+  ToProto(totals.phase[static_cast<int>(Phase::kBuild)], s.mutable_build());
+  ToProto(totals.phase[static_cast<int>(Phase::kSerialize)], s.mutable_serialize());
+  ToProto(totals.phase[static_cast<int>(Phase::kRelease)], s.mutable_release());
+  ToProto(now.process_allocations - baseline_.process_allocations, s.mutable_process_allocations());
+  s.set_cpu_user_seconds(now.process.cpu_user_seconds - baseline_.process.cpu_user_seconds);
+  s.set_cpu_system_seconds(now.process.cpu_system_seconds - baseline_.process.cpu_system_seconds);
+  s.set_rss_bytes(now.process.rss_bytes);
+  s.set_peak_rss_bytes(now.process.peak_rss_bytes);
+
+  GlibcHeap heap = ReadGlibcHeap(malloc_name_);
+  v1::MallocHeap* mh = s.mutable_malloc_heap();
+  mh->set_available(heap.available);
+  mh->set_arena_bytes(heap.arena_bytes);
+  mh->set_in_use_bytes(heap.in_use_bytes);
+  mh->set_free_bytes(heap.free_bytes);
+  mh->set_releasable_bytes(heap.releasable_bytes);
+
+  if (store_ != nullptr) {
+    const MessageStoreStats& cur = now.store;
+    const MessageStoreStats& base = baseline_.store;
+    v1::StoreStats* st = s.mutable_store();
+    st->set_acquired(cur.acquired - base.acquired);
+    st->set_released(cur.released - base.released);
+    st->set_created(cur.created - base.created);
+    st->set_idle(cur.idle);
+    st->set_in_use(cur.acquired - cur.released);
+    st->set_arena_space_allocated(cur.arena_space_allocated - base.arena_space_allocated);
+    st->set_arena_space_used(cur.arena_space_used - base.arena_space_used);
+    st->set_arena_overflows(cur.arena_overflows - base.arena_overflows);
+  }
+
+  s.set_protobuf_version(google::protobuf::internal::VersionString(GOOGLE_PROTOBUF_VERSION));
+  s.set_grpc_version(grpc::Version());
+
+  if (reset) {
+    ResetPeakRss();
+    baseline_ = TakeBaseline();
+  }
+  return s;
+}
+
+}  // namespace reco

@@ -1,0 +1,55 @@
+// StatsWindow: turns the server's counters into reco.v1.StatsSnapshot -- totals over
+// a window that starts when the server starts and again at every reset.
+//
+// Totals that only grow (process allocations, CPU time, store counters) are kept as
+// baselines taken at the window's start and reported as differences; the phase
+// histograms and RPC counts are reset in the PhaseRecorder itself. Gauges (RSS, idle
+// leases, in_use) are read as they are now; the peak RSS restarts at a reset.
+//
+// Example:
+//   reco::StatsWindow window(reco::MemoryMode::kArenaPool, &recorder, store.get());
+//   reco::v1::StatsSnapshot s = window.Snapshot(/*reset=*/true);
+//   s.rpcs()   // Recommend RPCs answered OK since the window started
+//
+// Thread-safety: Snapshot() may be called from any thread; concurrent snapshots are
+// serialized. recorder and store (null in heap mode) must outlive the window.
+#ifndef ARENA_GRPC_SERVER_STATS_WINDOW_H_
+#define ARENA_GRPC_SERVER_STATS_WINDOW_H_
+
+#include <chrono>
+#include <mutex>
+#include <string>
+
+#include "core/allocation_counter.h"
+#include "core/message_store.h"
+#include "proto/stats.pb.h"
+#include "server/phase_recorder.h"
+#include "server/process_metrics.h"
+
+namespace reco {
+
+class StatsWindow {
+ public:
+  StatsWindow(MemoryMode mode, PhaseRecorder* recorder, const MessageStore* store);
+  v1::StatsSnapshot Snapshot(bool reset);
+
+ private:
+  struct Baseline {
+    std::chrono::steady_clock::time_point start;
+    AllocationCounts process_allocations;
+    ProcessMetrics process;
+    MessageStoreStats store;
+  };
+  Baseline TakeBaseline() const;
+
+  const MemoryMode mode_;
+  PhaseRecorder* const recorder_;
+  const MessageStore* const store_;
+  const std::string malloc_name_;
+  std::mutex mu_;
+  Baseline baseline_;
+};
+
+}  // namespace reco
+
+#endif  // ARENA_GRPC_SERVER_STATS_WINDOW_H_
