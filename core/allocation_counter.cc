@@ -196,6 +196,10 @@ std::string AllocationCounter::MallocName() {
   for (const char* name : {"tcmalloc", "jemalloc", "mimalloc", "vgpreload"}) {
     if (lib.find(name) != std::string::npos) return name == std::string("vgpreload") ? "valgrind" : name;
   }
+  // Sanitizer builds (RECO_SANITIZE): gcc's runtimes are shared libraries that
+  // define malloc, so our counting malloc forwards to them.
+  if (lib.find("libasan") != std::string::npos) return "asan";
+  if (lib.find("libtsan") != std::string::npos) return "tsan";
   if (lib.find("libc.so") != std::string::npos) return "glibc";
   return lib.empty() ? "unknown" : lib;
 }

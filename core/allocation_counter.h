@@ -61,7 +61,8 @@ class AllocationCounter {
   // Every thread's totals since the process started.
   static AllocationCounts Process();
   // The shared object that serves allocations ("glibc", "tcmalloc", "jemalloc",
-  // "mimalloc" or the library's file name), found from where malloc resolved.
+  // "mimalloc", "valgrind", "asan"/"tsan" in sanitizer builds, or the library's file
+  // name), found from where malloc resolved.
   static std::string MallocName();
 };
 
