@@ -1,0 +1,68 @@
+#!/usr/bin/env bash
+# reco_bench in a very short mode: a few benchmarks of every family run, the JSON
+# output parses, and every benchmark carries the counters docs/benchmarks.md
+# promises. No number is asserted except allocation counts that are exact by design.
+set -u
+bench=$1
+out=$(mktemp -d)
+trap 'rm -rf "$out"' EXIT
+fails=0
+
+# A misspelt flag is refused, naming it, with a non-zero exit.
+err=$("$bench" --benchmark_filtr=x 2>&1 >/dev/null); rc=$?
+if [ $rc -eq 0 ] || ! grep -q -- "--benchmark_filtr" <<<"$err"; then
+  echo "FAIL: a misspelt flag exited $rc with: $err"; fails=$((fails + 1))
+fi
+
+filter='^BM_(Cycle|Build|Serialize|Destroy|Parse|ParseCycle)/mode:[a-z_]+/items:10/profile:compact'
+filter+='|^BM_CycleThreaded/mode:arena_pool/items:200/profile:compact'
+filter+='|^BM_ArenaSharing/arena:(per_thread|shared)/items:200/profile:compact'
+filter+='|^BM_ArenaBlocks/start_block:256B/max_block:8KiB/items:200/profile:compact'
+filter+='|^BM_ArenaInitialBlock/initial_block:(0B|512KiB)/items:200/profile:compact'
+"$bench" --benchmark_filter="$filter" --benchmark_min_time=0.01 \
+  --benchmark_out="$out/run.json" --benchmark_out_format=json >"$out/stdout" 2>&1 \
+  || { echo "FAIL: reco_bench exited non-zero"; cat "$out/stdout"; exit 1; }
+
+/usr/bin/python3 - "$out/run.json" "$(nproc)" <<'PY' || fails=$((fails + 1))
+import json, sys
+doc = json.load(open(sys.argv[1]))
+cores = int(sys.argv[2])
+runs = doc["benchmarks"]
+names = [r["name"] for r in runs]
+assert doc["context"].get("malloc") == "glibc", doc["context"].get("malloc")
+
+def family(prefix):
+    return [r for r in runs if r["name"].startswith(prefix + "/")]
+
+for fam in ("BM_Cycle", "BM_Build", "BM_Serialize", "BM_Destroy", "BM_Parse", "BM_ParseCycle"):
+    got = sorted(r["name"].split("/")[1] for r in family(fam))
+    assert got == ["mode:arena", "mode:arena_pool", "mode:heap", "mode:reuse"], (fam, got)
+assert len(family("BM_CycleThreaded")) == cores, names
+assert len(family("BM_ArenaSharing")) == 2 * cores, names
+assert len(family("BM_ArenaBlocks")) == 1 and len(family("BM_ArenaInitialBlock")) == 2, names
+
+for r in runs:
+    assert not r.get("error_occurred"), r
+    assert r["iterations"] > 0, r
+    for key in ("allocs", "frees", "bytes_alloc", "bytes_per_second", "items_per_second",
+                "allocs_per_iter", "total_allocated_bytes"):
+        assert key in r, (r["name"], key)
+    if r["name"].startswith(("BM_ArenaBlocks/", "BM_ArenaInitialBlock/")):
+        for key in ("arena_blocks", "space_allocated", "space_used"):
+            assert key in r, (r["name"], key)
+        assert r["space_used"] <= r["space_allocated"], r
+    # Manual timing exactly where a phase needs per-iteration setup.
+    manual = r["name"].split("/")[0] in ("BM_Build", "BM_Destroy", "BM_Parse")
+    assert r["name"].endswith("/manual_time") == manual, r["name"]
+
+# Exact by design (compact text fits the small-string buffer): a reused 512 KiB block
+# builds a 200-item response with no malloc at all, and a build allocates, never frees.
+by_name = {r["name"]: r for r in runs}
+assert by_name["BM_ArenaInitialBlock/initial_block:512KiB/items:200/profile:compact"]["allocs"] == 0
+assert by_name["BM_ArenaInitialBlock/initial_block:0B/items:200/profile:compact"]["arena_blocks"] > 0
+for r in family("BM_Build"):
+    assert r["frees"] == 0, r
+assert by_name["BM_Build/mode:heap/items:10/profile:compact/manual_time"]["allocs"] > 0
+print("reco_bench smoke: %d benchmarks ran with their counters" % len(runs))
+PY
+[ $fails -eq 0 ] && echo "bench smoke: all checks passed" || { echo "$fails checks failed"; exit 1; }

@@ -1,0 +1,234 @@
+// Phase and whole-cycle benchmarks on the MessageStore modes: the code path the server
+// runs (Acquire, BuildResponse, serialize into a reused buffer, Release) and the one
+// a client runs (Acquire, ParseFromArray, Release).
+//
+// Timing: a benchmark whose phase needs per-iteration setup (a built message to
+// destroy, a release after a build) times the phase alone with a steady clock and
+// reports it with SetIterationTime (UseManualTime; the name ends in /manual_time and
+// its cpu_time covers the whole loop, setup included: ignore it). PauseTiming would
+// add two clock reads of the thread CPU time per iteration, a visible share of a
+// 10-item build. The whole-cycle benchmarks need no setup and use the normal timer.
+//
+// Allocation counters cover exactly the timed code, on the benchmark thread, after
+// the same warm-up as the allocation ledger (3 responses), so they equal the ledger's
+// steady-state figures: BM_Build = build, BM_Serialize = serialize, BM_Destroy =
+// destroy, BM_Cycle = the three summed (tested by bench_matches_ledger).
+#include <chrono>
+#include <memory>
+#include <string>
+
+#include <benchmark/benchmark.h>
+
+#include "bench/allocation_meter.h"
+#include "bench/bench_case.h"
+#include "bench/benchmark_families.h"
+#include "core/message_store.h"
+#include "core/response_builder.h"
+
+namespace reco::bench {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+// The allocation ledger's warm-up (LedgerOptions::warmup): pools fill, buffers grow.
+constexpr int kWarmupResponses = 3;
+
+double SecondsBetween(Clock::time_point a, Clock::time_point b) {
+  return std::chrono::duration<double>(b - a).count();
+}
+
+// Runs full cycles until the store and *buffer are warm; returns the serialized size.
+size_t WarmUp(MessageStore& store, const v1::RecommendRequest& request, std::string* buffer) {
+  size_t size = 0;
+  for (int i = 0; i < kWarmupResponses; ++i) {
+    MessageLease lease = store.Acquire();
+    BuildResponse(request, lease.response);
+    size = SerializeInto(*lease.response, buffer);
+    store.Release(lease);
+  }
+  return size;
+}
+
+// The serialized bytes of the case's response (what a client receives).
+std::string WireBytes(const v1::RecommendRequest& request) {
+  v1::RecommendResponse response;
+  BuildResponse(request, &response);
+  return response.SerializeAsString();
+}
+
+void ReportThroughput(benchmark::State& state, const BenchCase& c, size_t serialized_bytes) {
+  state.SetBytesProcessed(static_cast<int64_t>(state.iterations() * serialized_bytes));
+  state.SetItemsProcessed(static_cast<int64_t>(state.iterations() * c.items));
+}
+
+// Acquire() + BuildResponse(): the ledger's build phase. Manual time.
+void Build(benchmark::State& state, const BenchCase& c) {
+  std::unique_ptr<MessageStore> store = MakeMessageStore(c.mode, {});
+  const v1::RecommendRequest request = c.Request();
+  std::string buffer;
+  const size_t size = WarmUp(*store, request, &buffer);
+  AllocationMeter meter;
+  for (auto _ : state) {
+    Clock::time_point t0 = Clock::now();
+    meter.Start();
+    MessageLease lease = store->Acquire();
+    BuildResponse(request, lease.response);
+    meter.Stop();
+    Clock::time_point t1 = Clock::now();
+    benchmark::DoNotOptimize(lease.response);
+    state.SetIterationTime(SecondsBetween(t0, t1));
+    store->Release(lease);
+  }
+  meter.Report(state);
+  ReportThroughput(state, c, size);
+}
+
+// ByteSizeLong() + SerializeWithCachedSizesToArray() of one built response into a
+// reused buffer, again and again: the ledger's serialize phase.
+void Serialize(benchmark::State& state, const BenchCase& c) {
+  std::unique_ptr<MessageStore> store = MakeMessageStore(c.mode, {});
+  const v1::RecommendRequest request = c.Request();
+  std::string buffer;
+  WarmUp(*store, request, &buffer);
+  MessageLease lease = store->Acquire();
+  BuildResponse(request, lease.response);
+  size_t size = 0;
+  AllocationMeter meter;
+  for (auto _ : state) {
+    meter.Start();
+    size = SerializeInto(*lease.response, &buffer);
+    meter.Stop();
+    benchmark::DoNotOptimize(buffer.data());
+    benchmark::ClobberMemory();
+  }
+  store->Release(lease);
+  meter.Report(state);
+  ReportThroughput(state, c, size);
+}
+
+// Release() of a built and serialized response: delete, Clear() or Reset(). Manual time.
+void Destroy(benchmark::State& state, const BenchCase& c) {
+  std::unique_ptr<MessageStore> store = MakeMessageStore(c.mode, {});
+  const v1::RecommendRequest request = c.Request();
+  std::string buffer;
+  const size_t size = WarmUp(*store, request, &buffer);
+  AllocationMeter meter;
+  for (auto _ : state) {
+    MessageLease lease = store->Acquire();
+    BuildResponse(request, lease.response);
+    SerializeInto(*lease.response, &buffer);
+    Clock::time_point t0 = Clock::now();
+    meter.Start();
+    store->Release(lease);
+    meter.Stop();
+    Clock::time_point t1 = Clock::now();
+    state.SetIterationTime(SecondsBetween(t0, t1));
+  }
+  meter.Report(state);
+  ReportThroughput(state, c, size);
+}
+
+// Acquire + build + serialize + release: one whole server-side response.
+void Cycle(benchmark::State& state, const BenchCase& c) {
+  std::unique_ptr<MessageStore> store = MakeMessageStore(c.mode, {});
+  const v1::RecommendRequest request = c.Request();
+  std::string buffer;
+  size_t size = WarmUp(*store, request, &buffer);
+  AllocationMeter meter;
+  for (auto _ : state) {
+    meter.Start();
+    MessageLease lease = store->Acquire();
+    BuildResponse(request, lease.response);
+    size = SerializeInto(*lease.response, &buffer);
+    store->Release(lease);
+    meter.Stop();
+    benchmark::DoNotOptimize(buffer.data());
+  }
+  meter.Report(state);
+  ReportThroughput(state, c, size);
+}
+
+// Acquire() + ParseFromArray() of the reply's bytes: what a client pays to read a
+// reply into a heap message, a reused one, a fresh arena or a reused-block arena.
+// The release is not timed (BM_ParseCycle includes it). Manual time.
+void Parse(benchmark::State& state, const BenchCase& c) {
+  std::unique_ptr<MessageStore> store = MakeMessageStore(c.mode, {});
+  const std::string wire = WireBytes(c.Request());
+  for (int i = 0; i < kWarmupResponses; ++i) {
+    MessageLease lease = store->Acquire();
+    lease.response->ParseFromArray(wire.data(), static_cast<int>(wire.size()));
+    store->Release(lease);
+  }
+  AllocationMeter meter;
+  for (auto _ : state) {
+    Clock::time_point t0 = Clock::now();
+    meter.Start();
+    MessageLease lease = store->Acquire();
+    const bool ok = lease.response->ParseFromArray(wire.data(), static_cast<int>(wire.size()));
+    meter.Stop();
+    Clock::time_point t1 = Clock::now();
+    state.SetIterationTime(SecondsBetween(t0, t1));
+    store->Release(lease);
+    if (!ok) {
+      state.SkipWithError("ParseFromArray failed on the builder's own bytes");
+      break;
+    }
+  }
+  meter.Report(state);
+  ReportThroughput(state, c, wire.size());
+}
+
+// Acquire + parse + release: one whole client-side reply.
+void ParseCycle(benchmark::State& state, const BenchCase& c) {
+  std::unique_ptr<MessageStore> store = MakeMessageStore(c.mode, {});
+  const std::string wire = WireBytes(c.Request());
+  for (int i = 0; i < kWarmupResponses; ++i) {
+    MessageLease lease = store->Acquire();
+    lease.response->ParseFromArray(wire.data(), static_cast<int>(wire.size()));
+    store->Release(lease);
+  }
+  AllocationMeter meter;
+  for (auto _ : state) {
+    meter.Start();
+    MessageLease lease = store->Acquire();
+    const bool ok = lease.response->ParseFromArray(wire.data(), static_cast<int>(wire.size()));
+    store->Release(lease);
+    meter.Stop();
+    if (!ok) {
+      state.SkipWithError("ParseFromArray failed on the builder's own bytes");
+      break;
+    }
+  }
+  meter.Report(state);
+  ReportThroughput(state, c, wire.size());
+}
+
+}  // namespace
+
+void RegisterPhaseBenchmarks() {
+  struct Family {
+    const char* name;
+    void (*run)(benchmark::State&, const BenchCase&);
+    bool manual_time;
+  };
+  const Family kFamilies[] = {
+      {"BM_Cycle", Cycle, false},     {"BM_Build", Build, true},           {"BM_Serialize", Serialize, false},
+      {"BM_Destroy", Destroy, true},  {"BM_Parse", Parse, true},           {"BM_ParseCycle", ParseCycle, false},
+  };
+  for (const Family& family : kFamilies) {
+    for (uint32_t items : GridItemCounts()) {
+      for (v1::TextProfile profile : GridProfiles()) {
+        for (MemoryMode mode : AllMemoryModes()) {
+          const BenchCase c{mode, items, profile};
+          auto run = family.run;
+          benchmark::internal::Benchmark* b = benchmark::RegisterBenchmark(
+              c.Name(family.name).c_str(), [run, c](benchmark::State& state) { run(state, c); });
+          b->Unit(benchmark::kMicrosecond);
+          if (family.manual_time) b->UseManualTime();
+        }
+      }
+    }
+  }
+}
+
+}  // namespace reco::bench
