@@ -19,7 +19,8 @@
 // follows visit's return. Keeping a pointer past that is a use-after-free: the next
 // record is built at the very same address. AddressSanitizer reports reading it only
 // when the old object was in an overflow block (Reset() freed that block); memory in
-// the reused initial block stays valid for ASan -- it silently holds the next record.
+// the reused initial block stays valid for ASan -- it silently holds the next record
+// (reset_lifetime_demo.cc shows both cases under ASan).
 // Copy out what must survive (CopyFrom into a message you own, or plain values).
 //
 // Thread-safety: one ArenaBatch per thread. `visit` may allocate on the arena from
