@@ -1,0 +1,83 @@
+// fuzz_corpus_writer: writes the fuzzers' seed corpus, small and reviewable.
+//   fuzz_corpus_writer --out=fuzz/corpus
+// writes OUT/request_handler_fuzz/*.bin (serialized RecommendRequests: valid ones,
+// each limit and just past it, an unknown enum value) and OUT/response_check_fuzz/
+// *.bin (one slicing byte, then the exact response the load client expects for one
+// variant of its request set, or a near miss). Rerun it when reco.proto changes.
+#include <cstdio>
+#include <fstream>
+#include <string>
+#include <sys/stat.h>
+
+#include "absl/flags/flag.h"
+#include "absl/flags/parse.h"
+#include "client/request_set.h"
+#include "core/response_builder.h"
+#include "proto/reco.pb.h"
+
+ABSL_FLAG(std::string, out, "fuzz/corpus", "directory that receives one folder per fuzz target");
+
+namespace {
+
+bool Write(const std::string& dir, const std::string& name, const std::string& bytes) {
+  mkdir(dir.c_str(), 0755);
+  std::ofstream f(dir + "/" + name, std::ios::binary | std::ios::trunc);
+  f.write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
+  return static_cast<bool>(f);
+}
+
+reco::v1::RecommendRequest Request(const std::string& user, uint32_t items, int profile, uint64_t seed) {
+  reco::v1::RecommendRequest r;
+  r.set_user_id(user);
+  r.set_item_count(items);
+  r.set_text_profile(static_cast<reco::v1::TextProfile>(profile));
+  r.set_seed(seed);
+  return r;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  absl::ParseCommandLine(argc, argv);
+  const std::string out = absl::GetFlag(FLAGS_out);
+  mkdir(out.c_str(), 0755);
+  const std::string req_dir = out + "/request_handler_fuzz";
+  const std::string resp_dir = out + "/response_check_fuzz";
+  bool ok = true;
+
+  struct Seed { const char* name; reco::v1::RecommendRequest request; };
+  const Seed seeds[] = {
+      {"empty", {}},  // item_count 0: the default 200
+      {"realistic_5", Request("user-1", 5, 0, 42)},
+      {"compact_5", Request("user-2", 5, 1, 43)},
+      {"at_limit_10000", Request("user-3", reco::kMaxItemCount, 0, 1)},
+      {"over_limit_10001", Request("user-4", reco::kMaxItemCount + 1, 0, 1)},
+      {"unknown_profile_7", Request("user-5", 5, 7, 1)},
+      {"long_user_id", Request(std::string(300, 'u'), 2, 1, ~0ull)},
+  };
+  for (const Seed& s : seeds) ok &= Write(req_dir, std::string(s.name) + ".bin", s.request.SerializeAsString());
+
+  // Must match response_check_fuzz.cc's Requests().
+  reco::v1::RecommendRequest shape;
+  shape.set_item_count(3);
+  shape.set_seed(7);
+  reco::RequestSet set(shape);
+  for (int i = 0; i < set.size(); ++i) {
+    // First byte: how response_check_fuzz slices the rest (0 = one slice).
+    const char cuts = static_cast<char>(i == 0 ? 0 : 0x1b * i);
+    ok &= Write(resp_dir, "variant_" + std::to_string(i) + ".bin", cuts + set.expected_bytes(i));
+  }
+  std::string truncated = set.expected_bytes(0);
+  truncated.resize(truncated.size() / 2);
+  ok &= Write(resp_dir, "truncated.bin", std::string(1, '\0') + truncated);
+  std::string flipped = set.expected_bytes(1);
+  flipped[flipped.size() / 3] ^= 1;
+  ok &= Write(resp_dir, "one_bit_off.bin", std::string(1, '\x05') + flipped);
+
+  if (!ok) {
+    std::fprintf(stderr, "fuzz_corpus_writer: cannot write under --out=%s\n", out.c_str());
+    return 1;
+  }
+  std::printf("fuzz_corpus_writer: wrote seeds under %s\n", out.c_str());
+  return 0;
+}
