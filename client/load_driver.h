@@ -1,0 +1,77 @@
+// LoadDriver: drives one target for one window -- warm-up, measured window, drain --
+// on its own threads, with the gRPC async API (one CompletionQueue per thread).
+//
+//   closed loop  `concurrency` slots; each sends its next request as soon as its
+//                previous one completes. Latency is timed from the send.
+//   open loop    requests are scheduled at a constant `rate` (request n at
+//                start + n/rate); a free slot sends every request whose time has
+//                come. When every slot is busy the schedule runs on without it, so a
+//                slow server shows as latency measured from the SCHEDULED time
+//                (coordinated omission corrected, like wrk2); the uncorrected latency
+//                (from the actual send) and the schedule lag are recorded beside it.
+//
+// Every completion is checked (status, item count; a sample byte for byte, see
+// RequestSet). At the window's end the slots stop sending and in-flight requests are
+// waited for (each has the RPC deadline), so Join() always returns.
+//
+// Example:
+//   reco::LoadDriver driver(&link, &requests, options);
+//   driver.Start(reco::WindowPlan::StartingNow(options.warmup, options.duration));
+//   ... take server snapshots at the window's edges ...
+//   reco::WindowStats stats = driver.Join();
+//
+// Thread-safety: Start and Join from one thread; progress() from any. The link and
+// request set must outlive the driver.
+#ifndef ARENA_GRPC_CLIENT_LOAD_DRIVER_H_
+#define ARENA_GRPC_CLIENT_LOAD_DRIVER_H_
+
+#include <atomic>
+#include <cstdint>
+#include <thread>
+#include <vector>
+
+#include "absl/time/time.h"
+#include "client/load_options.h"
+#include "client/request_set.h"
+#include "client/target_link.h"
+#include "client/window_stats.h"
+
+namespace reco {
+
+// Monotonic nanoseconds (steady_clock).
+int64_t MonotonicNanos();
+
+struct WindowPlan {
+  int64_t start_ns = 0;          // load starts (warm-up)
+  int64_t measure_start_ns = 0;  // recording starts
+  int64_t measure_end_ns = 0;    // recording and sending stop
+
+  static WindowPlan StartingNow(absl::Duration warmup, absl::Duration duration);
+};
+
+class LoadDriver {
+ public:
+  LoadDriver(TargetLink* link, const RequestSet* requests, const LoadOptions& options);
+  ~LoadDriver();
+
+  void Start(const WindowPlan& plan);
+  // Waits for the window and the drain; returns the threads' merged stats.
+  WindowStats Join();
+  // OK responses so far in the measured window (for a progress line).
+  uint64_t progress() const { return progress_.load(std::memory_order_relaxed); }
+
+ private:
+  void RunThread(int index, WindowStats* stats);
+
+  TargetLink* link_;
+  const RequestSet* requests_;
+  LoadOptions options_;
+  WindowPlan plan_;
+  std::vector<std::thread> threads_;
+  std::vector<WindowStats> per_thread_;
+  std::atomic<uint64_t> progress_{0};
+};
+
+}  // namespace reco
+
+#endif  // ARENA_GRPC_CLIENT_LOAD_DRIVER_H_

@@ -1,0 +1,90 @@
+// LoadOptions: what reco_load is asked to do, and the checks that refuse bad input
+// before any request is sent.
+//
+// The flags (reco_load.cc) fill a LoadOptions; ValidateLoadOptions then names the
+// first bad flag in an INVALID_ARGUMENT status, so a typo never turns into load.
+//
+// Example:
+//   absl::StatusOr<reco::TargetSpec> t = reco::ParseTargetSpec("heap=127.0.0.1:50051");
+//   // t->name == "heap", t->address == "127.0.0.1:50051"
+//   reco::ParseTargetSpec("127.0.0.1:50051").status().message()
+//   // "--target '127.0.0.1:50051': expected NAME=HOST:PORT, e.g. heap=127.0.0.1:50051"
+//
+// Plain values; no thread-safety concerns.
+#ifndef ARENA_GRPC_CLIENT_LOAD_OPTIONS_H_
+#define ARENA_GRPC_CLIENT_LOAD_OPTIONS_H_
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
+#include "absl/strings/string_view.h"
+#include "absl/time/time.h"
+#include "proto/reco.pb.h"
+
+namespace reco {
+
+struct TargetSpec {
+  std::string name;     // a label for reports: "heap", "arena_pool", ...
+  std::string address;  // HOST:PORT
+};
+
+struct LoadOptions {
+  // The first target is the baseline every ratio is computed against.
+  std::vector<TargetSpec> targets;
+  // Per round and target: warmup (not recorded), then the measured window.
+  absl::Duration warmup = absl::Seconds(1);
+  absl::Duration duration = absl::Seconds(5);
+  // Targets are driven one at a time, in rounds A B C A B C ..., so that noise on a
+  // shared machine lands on every target alike.
+  int rounds = 3;
+  // Closed loop: requests in flight per target. Open loop: the most in flight at
+  // once; when all are busy, scheduled requests wait (and the lag is reported).
+  int concurrency = 16;
+  // Channels (HTTP/2 connections) per target; requests spread over them.
+  int connections = 2;
+  // Threads that drive the completion queues.
+  int threads = 1;
+  // Requests per second; 0 means closed loop.
+  double rate = 0;
+  // The request: item_count, text profile, and a seed for its content.
+  uint32_t items = 200;
+  v1::TextProfile profile = v1::TEXT_PROFILE_REALISTIC;
+  uint64_t seed = 1;
+  // Every response's item count is checked; one in `verify_every` (and each
+  // thread's first of a window) is compared byte for byte with the builder's output.
+  int verify_every = 64;
+  // Errors (any non-OK status, wrong item count or content) over all requests; above
+  // this fraction the run fails.
+  double max_error_rate = 0;
+  // How long a target may take to answer the reachability probe, and any one RPC.
+  absl::Duration probe_deadline = absl::Seconds(3);
+  absl::Duration rpc_deadline = absl::Seconds(10);
+
+  bool open_loop() const { return rate > 0; }
+};
+
+// "NAME=HOST:PORT" -> TargetSpec, or INVALID_ARGUMENT naming --target.
+absl::StatusOr<TargetSpec> ParseTargetSpec(absl::string_view value);
+
+// A duration flag: "5" (seconds), "2.5s", "500ms", "1m". INVALID_ARGUMENT naming
+// `flag` otherwise. Negative values parse; ValidateLoadOptions judges them.
+absl::StatusOr<absl::Duration> ParseDurationFlag(absl::string_view flag, absl::string_view value);
+
+// --rate: "" (absent) is 0, a closed loop; otherwise a positive number of requests
+// per second, or INVALID_ARGUMENT naming --rate.
+absl::StatusOr<double> ParseRateFlag(absl::string_view value);
+
+// The --target values from the command line: "--target X", "--target=X" (and one
+// dash), each possibly comma-separated. absl keeps only the last occurrence of a
+// flag, and targets are repeatable, so main collects them itself.
+std::vector<std::string> CollectTargetFlags(int argc, char** argv);
+
+// OK, or INVALID_ARGUMENT whose message starts with the offending flag ("--rate ...").
+absl::Status ValidateLoadOptions(const LoadOptions& options);
+
+}  // namespace reco
+
+#endif  // ARENA_GRPC_CLIENT_LOAD_OPTIONS_H_

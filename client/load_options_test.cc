@@ -1,0 +1,91 @@
+#include "client/load_options.h"
+
+#include "gtest/gtest.h"
+
+namespace reco {
+namespace {
+
+LoadOptions Valid() {
+  LoadOptions o;
+  o.targets = {{"heap", "127.0.0.1:5000"}};
+  return o;
+}
+
+TEST(ParseTargetSpec, AcceptsNameEqualsHostPort) {
+  absl::StatusOr<TargetSpec> t = ParseTargetSpec("arena_pool=127.0.0.1:50051");
+  ASSERT_TRUE(t.ok()) << t.status();
+  EXPECT_EQ(t->name, "arena_pool");
+  EXPECT_EQ(t->address, "127.0.0.1:50051");
+}
+
+TEST(ParseTargetSpec, RefusesMalformedValuesNamingTheFlag) {
+  for (const char* bad : {"127.0.0.1:50051", "=127.0.0.1:1", "heap=127.0.0.1", "heap=127.0.0.1:0",
+                          "heap=127.0.0.1:70000", "heap=host:port", "he ap=127.0.0.1:1", "heap=:5"}) {
+    absl::StatusOr<TargetSpec> t = ParseTargetSpec(bad);
+    ASSERT_FALSE(t.ok()) << bad;
+    EXPECT_EQ(t.status().code(), absl::StatusCode::kInvalidArgument);
+    EXPECT_NE(t.status().message().find("--target"), std::string::npos) << t.status();
+  }
+}
+
+TEST(ValidateLoadOptions, AcceptsTheDefaults) { EXPECT_TRUE(ValidateLoadOptions(Valid()).ok()); }
+
+TEST(ValidateLoadOptions, NamesTheBadFlag) {
+  struct Case {
+    const char* flag;
+    void (*spoil)(LoadOptions*);
+  };
+  const Case cases[] = {
+      {"--target", [](LoadOptions* o) { o->targets.clear(); }},
+      {"--target", [](LoadOptions* o) { o->targets.push_back(o->targets[0]); }},
+      {"--duration", [](LoadOptions* o) { o->duration = absl::ZeroDuration(); }},
+      {"--duration", [](LoadOptions* o) { o->duration = absl::Seconds(-1); }},
+      {"--warmup", [](LoadOptions* o) { o->warmup = absl::Seconds(-1); }},
+      {"--rounds", [](LoadOptions* o) { o->rounds = 0; }},
+      {"--concurrency", [](LoadOptions* o) { o->concurrency = 0; }},
+      {"--connections", [](LoadOptions* o) { o->connections = 0; }},
+      {"--threads", [](LoadOptions* o) { o->threads = 0; }},
+      {"--rate", [](LoadOptions* o) { o->rate = -5; }},
+      {"--items", [](LoadOptions* o) { o->items = 10001; }},
+      {"--verify_every", [](LoadOptions* o) { o->verify_every = 0; }},
+      {"--max_error_rate", [](LoadOptions* o) { o->max_error_rate = 2; }},
+  };
+  for (const Case& c : cases) {
+    LoadOptions o = Valid();
+    c.spoil(&o);
+    absl::Status s = ValidateLoadOptions(o);
+    EXPECT_EQ(s.code(), absl::StatusCode::kInvalidArgument) << c.flag;
+    EXPECT_EQ(s.message().substr(0, std::string(c.flag).size()), c.flag) << s;
+  }
+}
+
+TEST(ParseDurationFlag, TakesSecondsOrUnits) {
+  EXPECT_EQ(*ParseDurationFlag("--duration", "5"), absl::Seconds(5));
+  EXPECT_EQ(*ParseDurationFlag("--duration", "2.5"), absl::Milliseconds(2500));
+  EXPECT_EQ(*ParseDurationFlag("--duration", "500ms"), absl::Milliseconds(500));
+  absl::StatusOr<absl::Duration> bad = ParseDurationFlag("--warmup", "soon");
+  ASSERT_FALSE(bad.ok());
+  EXPECT_NE(bad.status().message().find("--warmup"), std::string::npos);
+}
+
+TEST(ParseRateFlag, AbsentIsClosedLoopAndNonPositiveIsRefused) {
+  EXPECT_EQ(*ParseRateFlag(""), 0.0);
+  EXPECT_EQ(*ParseRateFlag("1500"), 1500.0);
+  for (const char* bad : {"0", "-3", "fast"}) {
+    absl::StatusOr<double> r = ParseRateFlag(bad);
+    ASSERT_FALSE(r.ok()) << bad;
+    EXPECT_NE(r.status().message().find("--rate"), std::string::npos);
+  }
+}
+
+TEST(CollectTargetFlags, GathersEveryOccurrenceAndCommaLists) {
+  std::vector<std::string> args = {"reco_load", "--target", "a=h:1", "--duration=2", "--target=b=h:2,c=h:3",
+                                    "-target", "d=h:4", "--", "--target", "e=h:5"};
+  std::vector<char*> argv;
+  for (std::string& a : args) argv.push_back(a.data());
+  EXPECT_EQ(CollectTargetFlags(static_cast<int>(argv.size()), argv.data()),
+            (std::vector<std::string>{"a=h:1", "b=h:2", "c=h:3", "d=h:4"}));
+}
+
+}  // namespace
+}  // namespace reco

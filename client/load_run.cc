@@ -1,0 +1,142 @@
+// See load_run.h.
+#include "client/load_run.h"
+
+#include <memory>
+#include <thread>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
+#include "absl/strings/str_join.h"
+#include "client/load_driver.h"
+#include "client/request_set.h"
+#include "client/target_link.h"
+
+namespace reco {
+namespace {
+
+// Above this p99 lag an open loop is not keeping its schedule: the rate asked for is
+// not the rate the server saw (the corrected latency still tells the truth).
+constexpr int64_t kLagWarningNanos = 10'000'000;
+
+// Sleeps until `until_ns` (monotonic), reporting progress every quarter second.
+void WaitUntil(int64_t until_ns, const std::function<void()>& tick) {
+  while (true) {
+    const int64_t now = MonotonicNanos();
+    if (now >= until_ns) return;
+    if (tick) tick();
+    std::this_thread::sleep_for(std::chrono::nanoseconds(std::min<int64_t>(until_ns - now, 250'000'000)));
+  }
+}
+
+void AddWarnings(const RunReport& report, const TargetResult& t, std::vector<std::string>* warnings) {
+  const LoadOptions& o = report.options;
+  const WindowStats& c = t.client;
+  if (c.errors() > 0) {
+    std::vector<std::string> parts;
+    for (int code = 1; code < WindowStats::kStatusCodes; ++code) {
+      if (c.errors_by_code[code]) parts.push_back(absl::StrCat(StatusCodeName(code), " ", c.errors_by_code[code]));
+    }
+    if (c.wrong_item_count) parts.push_back(absl::StrCat("wrong item count ", c.wrong_item_count));
+    if (c.wrong_content) parts.push_back(absl::StrCat("wrong content ", c.wrong_content));
+    warnings->push_back(absl::StrCat(t.spec.name, ": ", c.errors(), " errors of ", c.completed, " (",
+                                     absl::StrJoin(parts, ", "), ")"));
+  }
+  if (o.open_loop()) {
+    const int64_t lag_p99 = static_cast<int64_t>(c.schedule_lag.Percentile(99));
+    if (c.unsent > 0 || lag_p99 > kLagWarningNanos) {
+      warnings->push_back(absl::StrFormat(
+          "%s: the client fell behind its schedule of %g req/s: schedule lag p99 %.1f ms, max %.1f ms; "
+          "%d of %d scheduled requests never sent (raise --concurrency or lower --rate)",
+          t.spec.name, o.rate, lag_p99 / 1e6, c.schedule_lag.max() / 1e6, c.unsent, c.scheduled));
+    }
+  }
+  if (!t.server.available) {
+    warnings->push_back(absl::StrCat(t.spec.name, ": server-side figures unavailable (", t.server.note,
+                                     "); client-side figures only"));
+  } else if (!t.server.note.empty()) {
+    warnings->push_back(absl::StrCat(t.spec.name, ": ", t.server.note));
+  }
+}
+
+}  // namespace
+
+absl::StatusOr<RunReport> RunLoad(const LoadOptions& options, const std::string& command_line,
+                                  const ProgressSink& progress) {
+  absl::Status valid = ValidateLoadOptions(options);
+  if (!valid.ok()) return valid;
+  const int64_t run_start = MonotonicNanos();
+  RunReport report;
+  report.options = options;
+  report.environment = RunEnvironment::Current(command_line);
+
+  v1::RecommendRequest shape;
+  shape.set_item_count(options.items);
+  shape.set_text_profile(options.profile);
+  shape.set_seed(options.seed);
+  const RequestSet requests(shape);
+
+  // Fail fast, before any load: every target must answer correctly.
+  std::vector<std::unique_ptr<TargetLink>> links;
+  std::vector<bool> has_stats;
+  std::vector<std::string> stats_note;
+  for (const TargetSpec& spec : options.targets) {
+    links.push_back(std::make_unique<TargetLink>(spec, options.connections));
+    absl::Status up = links.back()->Probe(requests, options.probe_deadline);
+    if (!up.ok()) return up;
+    absl::StatusOr<v1::StatsSnapshot> s = links.back()->Snapshot(options.probe_deadline);
+    has_stats.push_back(s.ok());
+    stats_note.push_back(s.ok() ? ""
+                         : s.status().code() == absl::StatusCode::kUnimplemented
+                             ? "the target has no reco.v1.ServerStats service"
+                             : std::string(s.status().message()));
+    TargetResult t;
+    t.spec = spec;
+    report.targets.push_back(std::move(t));
+  }
+
+  for (int round = 1; round <= options.rounds; ++round) {
+    for (size_t ti = 0; ti < links.size(); ++ti) {
+      TargetLink& link = *links[ti];
+      LoadDriver driver(&link, &requests, options);
+      const WindowPlan plan = WindowPlan::StartingNow(options.warmup, options.duration);
+      driver.Start(plan);
+      auto tick = [&] {
+        if (!progress) return;
+        const int64_t now = MonotonicNanos();
+        if (now < plan.measure_start_ns) {
+          progress(absl::StrFormat("round %d/%d  %-12s warm-up", round, options.rounds, link.spec().name));
+        } else {
+          const double s = (now - plan.measure_start_ns) / 1e9;
+          progress(absl::StrFormat("round %d/%d  %-12s %4.1f/%.1f s  %8.0f req/s", round, options.rounds,
+                                   link.spec().name, s, absl::ToDoubleSeconds(options.duration),
+                                   s > 0 ? driver.progress() / s : 0.0));
+        }
+      };
+      WaitUntil(plan.measure_start_ns, tick);
+      absl::StatusOr<v1::StatsSnapshot> before;
+      if (has_stats[ti]) before = link.Snapshot(options.probe_deadline);
+      WaitUntil(plan.measure_end_ns, tick);
+      absl::StatusOr<v1::StatsSnapshot> after;
+      if (has_stats[ti]) after = link.Snapshot(options.probe_deadline);
+      RoundResult r;
+      r.round = round;
+      r.client = driver.Join();
+      if (!has_stats[ti]) {
+        r.server = UnavailableServerWindow(stats_note[ti]);
+      } else if (!before.ok() || !after.ok()) {
+        r.server = UnavailableServerWindow(std::string((before.ok() ? after : before).status().message()));
+      } else {
+        r.server = ServerWindowBetween(*before, *after);
+      }
+      TargetResult& t = report.targets[ti];
+      t.client.Merge(r.client);
+      t.server.Merge(r.server);
+      t.rounds.push_back(std::move(r));
+    }
+  }
+  for (const TargetResult& t : report.targets) AddWarnings(report, t, &report.warnings);
+  report.wall_seconds = (MonotonicNanos() - run_start) / 1e9;
+  return report;
+}
+
+}  // namespace reco

@@ -1,0 +1,132 @@
+// reco_load: drives reco.v1.Recommender servers with the gRPC async API and compares
+// them: client-side throughput and latency, server-side allocations, CPU and memory
+// per RPC (from each server's reco.v1.ServerStats).
+//
+//   reco_load --target heap=127.0.0.1:50051 --target arena_pool=127.0.0.1:50052
+//             [--duration 5s] [--rounds 3] [--concurrency 16] [--rate 2000]
+//             [--json FILE] [--csv FILE] [--html FILE]
+//
+// Exit status: 0 success; 2 bad flags; 3 a target unreachable or answering wrongly;
+// 4 errors above --max_error_rate; 5 a report file could not be written.
+#include <unistd.h>
+
+#include <cstdio>
+#include <string>
+#include <vector>
+
+#include "absl/flags/flag.h"
+#include "absl/flags/parse.h"
+#include "absl/flags/usage.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
+#include "absl/strings/str_join.h"
+#include "client/load_options.h"
+#include "client/load_run.h"
+#include "client/report_renderers.h"
+#include "core/response_builder.h"
+
+ABSL_FLAG(std::vector<std::string>, target, {},
+          "NAME=HOST:PORT of a server to drive; repeatable (or comma-separated). The first is the baseline.");
+ABSL_FLAG(std::string, duration, "5s", "Measured time per target and round: seconds (5) or with a unit (500ms, 1m).");
+ABSL_FLAG(std::string, warmup, "1s", "Unrecorded load before each measured window.");
+ABSL_FLAG(int32_t, rounds, 3, "Rounds; each drives every target once, in order (A B A B ...).");
+ABSL_FLAG(int32_t, concurrency, 16, "Requests in flight per target (open loop: the most in flight).");
+ABSL_FLAG(int32_t, connections, 2, "Channels (HTTP/2 connections) per target.");
+ABSL_FLAG(int32_t, threads, 1, "Client threads driving completion queues.");
+ABSL_FLAG(std::string, rate, "", "Requests per second: an open loop at a constant rate. Absent: a closed loop.");
+ABSL_FLAG(int64_t, items, 200, "Items per response, 0 to 10000 (0: the service default, 200).");
+ABSL_FLAG(std::string, profile, "realistic", "Text profile: 'realistic' or 'compact' (every string <= 15 bytes).");
+ABSL_FLAG(uint64_t, seed, 1, "Seed of the requests' content.");
+ABSL_FLAG(int32_t, verify_every, 64, "Compare one response in this many byte for byte with the builder's.");
+ABSL_FLAG(double, max_error_rate, 0, "Fail (exit 4) when errors exceed this fraction of requests.");
+ABSL_FLAG(std::string, probe_deadline, "3s", "How long each target may take to answer the probe before any load.");
+ABSL_FLAG(std::string, json, "", "Write the full report as JSON to this file.");
+ABSL_FLAG(std::string, csv, "", "Write the figures as CSV (one row per target and round) to this file.");
+ABSL_FLAG(std::string, html, "", "Write a self-contained HTML report (inline SVG charts) to this file.");
+ABSL_FLAG(bool, quiet, false, "No progress line on stderr (it is shown only on a terminal anyway).");
+
+namespace {
+
+int Fail(int code, const std::string& message) {
+  std::fprintf(stderr, "reco_load: %s\n", message.c_str());
+  return code;
+}
+
+// Flags -> LoadOptions, or the first bad flag.
+absl::StatusOr<reco::LoadOptions> OptionsFromFlags(const std::vector<std::string>& target_values) {
+  reco::LoadOptions o;
+  for (const std::string& v : target_values) {
+    absl::StatusOr<reco::TargetSpec> t = reco::ParseTargetSpec(v);
+    if (!t.ok()) return t.status();
+    o.targets.push_back(*t);
+  }
+  for (auto [flag, value, out] : {std::tuple{"--duration", absl::GetFlag(FLAGS_duration), &o.duration},
+                                  std::tuple{"--warmup", absl::GetFlag(FLAGS_warmup), &o.warmup},
+                                  std::tuple{"--probe_deadline", absl::GetFlag(FLAGS_probe_deadline),
+                                             &o.probe_deadline}}) {
+    absl::StatusOr<absl::Duration> d = reco::ParseDurationFlag(flag, value);
+    if (!d.ok()) return d.status();
+    *out = *d;
+  }
+  absl::StatusOr<double> rate = reco::ParseRateFlag(absl::GetFlag(FLAGS_rate));
+  if (!rate.ok()) return rate.status();
+  o.rate = *rate;
+  o.rounds = absl::GetFlag(FLAGS_rounds);
+  o.concurrency = absl::GetFlag(FLAGS_concurrency);
+  o.connections = absl::GetFlag(FLAGS_connections);
+  o.threads = absl::GetFlag(FLAGS_threads);
+  const int64_t items = absl::GetFlag(FLAGS_items);
+  if (items < 0 || items > reco::kMaxItemCount) {
+    return absl::InvalidArgumentError(absl::StrCat("--items must be from 0 to ", reco::kMaxItemCount, ", got ", items));
+  }
+  o.items = static_cast<uint32_t>(items);
+  if (!reco::ParseTextProfile(absl::GetFlag(FLAGS_profile), &o.profile)) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("--profile must be 'realistic' or 'compact', got '", absl::GetFlag(FLAGS_profile), "'"));
+  }
+  o.seed = absl::GetFlag(FLAGS_seed);
+  o.verify_every = absl::GetFlag(FLAGS_verify_every);
+  o.max_error_rate = absl::GetFlag(FLAGS_max_error_rate);
+  absl::Status valid = reco::ValidateLoadOptions(o);
+  if (!valid.ok()) return valid;
+  return o;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  absl::SetProgramUsageMessage(
+      "Drives reco.v1.Recommender servers and compares them (client latency and QPS, server allocations per RPC).\n"
+      "Usage: reco_load --target NAME=HOST:PORT [--target ...] [--duration 5s] [--rounds 3] [--concurrency 16]\n"
+      "                 [--rate REQ_PER_S] [--json FILE] [--csv FILE] [--html FILE]");
+  const std::vector<std::string> target_values = reco::CollectTargetFlags(argc, argv);
+  const std::string command_line = absl::StrJoin(argv, argv + argc, " ");
+  std::vector<char*> rest = absl::ParseCommandLine(argc, argv);
+  if (rest.size() > 1) return Fail(2, absl::StrCat("unexpected argument '", rest[1], "' (see --help)"));
+  absl::StatusOr<reco::LoadOptions> options = OptionsFromFlags(target_values);
+  if (!options.ok()) return Fail(2, absl::StrCat(options.status().message(), " (see --help)"));
+
+  const bool show_progress = !absl::GetFlag(FLAGS_quiet) && isatty(STDERR_FILENO);
+  reco::ProgressSink progress;
+  if (show_progress) {
+    progress = [](const std::string& line) { std::fprintf(stderr, "\r%-78s", line.c_str()); };
+  }
+  absl::StatusOr<reco::RunReport> report = reco::RunLoad(*options, command_line, progress);
+  if (show_progress) std::fprintf(stderr, "\r%-78s\r", "");
+  if (!report.ok()) return Fail(3, std::string(report.status().message()));
+
+  std::fputs(reco::RenderTable(*report).c_str(), stdout);
+  std::fflush(stdout);
+  for (auto [path, render] : {std::pair{absl::GetFlag(FLAGS_json), &reco::RenderJson},
+                              std::pair{absl::GetFlag(FLAGS_csv), &reco::RenderCsv},
+                              std::pair{absl::GetFlag(FLAGS_html), &reco::RenderHtml}}) {
+    if (path.empty()) continue;
+    absl::Status written = reco::WriteFile(path, render(*report));
+    if (!written.ok()) return Fail(5, std::string(written.message()));
+  }
+  if (report->error_rate() > options->max_error_rate) {
+    return Fail(4, absl::StrFormat("error rate %.4g is above --max_error_rate %g (see the warnings above)",
+                                   report->error_rate(), options->max_error_rate));
+  }
+  return 0;
+}

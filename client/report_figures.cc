@@ -1,0 +1,105 @@
+// See report_figures.h.
+#include "client/report_figures.h"
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
+#include "client/run_report.h"
+
+namespace reco {
+namespace {
+
+using Value = std::optional<double>;
+constexpr double kMs = 1e6;  // ns per ms
+constexpr double kUs = 1e3;  // ns per us
+constexpr double kMiB = 1024.0 * 1024.0;
+
+Figure Client(std::string key, std::string label, int decimals, std::function<Value(const WindowStats&)> f) {
+  return {std::move(key), std::move(label), "client", decimals,
+          [f](const WindowStats& c, const ServerWindow&) { return f(c); }};
+}
+
+Figure Server(std::string key, std::string label, int decimals, std::function<Value(const ServerWindow&)> f) {
+  return {std::move(key), std::move(label), "server", decimals, [f](const WindowStats&, const ServerWindow& s) {
+            return s.available && s.rpcs > 0 ? f(s) : Value();
+          }};
+}
+
+}  // namespace
+
+std::vector<Figure> ReportFigures(const LoadOptions& options) {
+  const bool open = options.open_loop();
+  const std::string from = open ? " from schedule" : "";
+  std::vector<Figure> f;
+  f.push_back(Client("qps", "QPS (OK responses/s)", 0, [](const WindowStats& c) { return c.qps(); }));
+  if (open) {
+    f.push_back(Client("sent_per_second", "sent/s (asked " + absl::StrFormat("%g", options.rate) + ")", 0,
+                       [](const WindowStats& c) { return c.sent_per_second(); }));
+  }
+  for (double p : kReportPercentiles) {
+    std::string label = PercentileLabel(p);
+    f.push_back(Client(absl::StrCat("latency_", label, "_ms"), absl::StrCat(label, " latency", from, " (ms)"), 3,
+                       [p](const WindowStats& c) { return c.latency.Percentile(p) / kMs; }));
+  }
+  f.push_back(Client("latency_max_ms", "max latency" + from + " (ms)", 3,
+                     [](const WindowStats& c) { return c.latency.max() / kMs; }));
+  f.push_back(Client("latency_mean_ms", "mean latency" + from + " (ms)", 3,
+                     [](const WindowStats& c) { return c.latency.mean() / kMs; }));
+  if (open) {
+    f.push_back(Client("latency_uncorrected_p50_ms", "p50 latency from send (ms)", 3,
+                       [](const WindowStats& c) { return c.latency_uncorrected.Percentile(50) / kMs; }));
+    f.push_back(Client("latency_uncorrected_p99_ms", "p99 latency from send (ms)", 3,
+                       [](const WindowStats& c) { return c.latency_uncorrected.Percentile(99) / kMs; }));
+    f.push_back(Client("schedule_lag_p99_ms", "schedule lag p99 (ms)", 3,
+                       [](const WindowStats& c) { return c.schedule_lag.Percentile(99) / kMs; }));
+    f.push_back(Client("schedule_lag_max_ms", "schedule lag max (ms)", 3,
+                       [](const WindowStats& c) { return c.schedule_lag.max() / kMs; }));
+    f.push_back(Client("unsent", "scheduled, never sent", 0, [](const WindowStats& c) { return c.unsent; }));
+  }
+  f.push_back(Client("errors", "errors", 0, [](const WindowStats& c) { return c.errors(); }));
+  f.push_back(Client("received_mib_per_second", "received (MiB/s)", 1,
+                     [](const WindowStats& c) { return c.seconds > 0 ? c.response_bytes / kMiB / c.seconds : 0.0; }));
+
+  f.push_back(Server("server_rpcs", "server RPCs", 0, [](const ServerWindow& s) { return s.rpcs; }));
+  f.push_back(Server("server_build_allocs_per_rpc", "build allocs/RPC", 1,
+                     [](const ServerWindow& s) { return s.PerRpc(s.build.allocations.allocs); }));
+  f.push_back(Server("server_serialize_allocs_per_rpc", "serialize allocs/RPC", 1,
+                     [](const ServerWindow& s) { return s.PerRpc(s.serialize.allocations.allocs); }));
+  f.push_back(Server("server_release_allocs_per_rpc", "release allocs/RPC", 1,
+                     [](const ServerWindow& s) { return s.PerRpc(s.release.allocations.allocs); }));
+  f.push_back(Server("server_release_frees_per_rpc", "release frees/RPC", 1,
+                     [](const ServerWindow& s) { return s.PerRpc(s.release.allocations.frees); }));
+  f.push_back(Server("server_process_allocs_per_rpc", "process allocs/RPC", 1,
+                     [](const ServerWindow& s) { return s.PerRpc(s.process.allocs); }));
+  f.push_back(Server("server_build_kib_per_rpc", "build KiB allocated/RPC", 1,
+                     [](const ServerWindow& s) { return s.PerRpc(s.build.allocations.bytes) / 1024; }));
+  f.push_back(Server("server_process_kib_per_rpc", "process KiB allocated/RPC", 1,
+                     [](const ServerWindow& s) { return s.PerRpc(s.process.bytes) / 1024; }));
+  f.push_back(Server("server_build_p99_us", "build p99 (us)", 1,
+                     [](const ServerWindow& s) { return s.build.latency.Percentile(99) / kUs; }));
+  f.push_back(Server("server_serialize_p99_us", "serialize p99 (us)", 1,
+                     [](const ServerWindow& s) { return s.serialize.latency.Percentile(99) / kUs; }));
+  f.push_back(Server("server_release_p99_us", "release p99 (us)", 1,
+                     [](const ServerWindow& s) { return s.release.latency.Percentile(99) / kUs; }));
+  f.push_back(Server("server_cpu_us_per_rpc", "server CPU/RPC (us)", 1,
+                     [](const ServerWindow& s) { return s.CpuMicrosPerRpc(); }));
+  f.push_back(Server("server_rss_mib", "server RSS (MiB)", 1, [](const ServerWindow& s) { return s.rss_bytes / kMiB; }));
+  f.push_back(Server("server_peak_rss_mib", "server peak RSS (MiB)", 1,
+                     [](const ServerWindow& s) { return s.peak_rss_bytes / kMiB; }));
+  f.push_back(Server("server_heap_free_mib", "malloc free bytes (MiB)", 2, [](const ServerWindow& s) {
+    return s.malloc_heap_available ? Value(s.heap_free_bytes / kMiB) : Value();
+  }));
+  f.push_back(Server("server_arena_kib_per_response", "arena space/response (KiB)", 1, [](const ServerWindow& s) {
+    return s.arena_space_allocated ? Value(s.PerRelease(s.arena_space_allocated) / 1024) : Value();
+  }));
+  f.push_back(Server("server_arena_overflows", "arena overflows", 0, [](const ServerWindow& s) {
+    return s.arena_space_allocated ? Value(s.arena_overflows) : Value();
+  }));
+  return f;
+}
+
+std::string FormatFigure(const Figure& figure, std::optional<double> value) {
+  if (!value) return "n/a";
+  return absl::StrFormat("%.*f", figure.decimals, *value);
+}
+
+}  // namespace reco

@@ -1,0 +1,172 @@
+// The JSON and CSV reports. See report_renderers.h.
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
+#include "absl/strings/str_join.h"
+#include "client/report_figures.h"
+#include "client/report_renderers.h"
+#include "core/response_builder.h"
+#include "nlohmann/json.hpp"
+
+namespace reco {
+namespace {
+
+using nlohmann::json;
+
+// The percentiles the JSON keeps of every histogram (enough to draw its curve).
+constexpr double kCurvePercentiles[] = {0, 10, 25, 50, 75, 90, 95, 99, 99.5, 99.9, 99.95, 99.99, 100};
+
+json HistogramJson(const LatencyHistogram& h) {
+  json j = {{"count", h.count()}, {"min_ns", h.min()}, {"max_ns", h.max()}, {"mean_ns", h.mean()}};
+  json curve = json::object();
+  for (double p : kCurvePercentiles) curve[absl::StrFormat("%g", p)] = h.Percentile(p);
+  j["percentiles_ns"] = curve;
+  return j;
+}
+
+json CountsJson(const AllocationCounts& c) { return {{"allocs", c.allocs}, {"frees", c.frees}, {"bytes", c.bytes}}; }
+
+json ClientJson(const WindowStats& c, bool open_loop) {
+  json errors = json::object();
+  for (int code = 1; code < WindowStats::kStatusCodes; ++code) {
+    if (c.errors_by_code[code]) errors[StatusCodeName(code)] = c.errors_by_code[code];
+  }
+  json j = {{"seconds", c.seconds},         {"sent", c.sent},
+            {"completed", c.completed},     {"ok", c.ok},
+            {"response_bytes", c.response_bytes},
+            {"errors_by_code", errors},     {"wrong_item_count", c.wrong_item_count},
+            {"wrong_content", c.wrong_content}, {"verified", c.verified},
+            {"latency", HistogramJson(c.latency)}};
+  if (open_loop) {
+    j["scheduled"] = c.scheduled;
+    j["unsent"] = c.unsent;
+    j["latency_uncorrected"] = HistogramJson(c.latency_uncorrected);
+    j["schedule_lag"] = HistogramJson(c.schedule_lag);
+  }
+  return j;
+}
+
+json ServerJson(const ServerWindow& s) {
+  if (!s.available) return {{"available", false}, {"note", s.note}};
+  auto phase = [](const ServerPhase& p) {
+    return json{{"latency", HistogramJson(p.latency)}, {"allocations", CountsJson(p.allocations)}};
+  };
+  return {{"available", true},
+          {"note", s.note},
+          {"mode", s.mode},
+          {"malloc", s.malloc},
+          {"pid", s.pid},
+          {"protobuf_version", s.protobuf_version},
+          {"grpc_version", s.grpc_version},
+          {"seconds", s.seconds},
+          {"rpcs", s.rpcs},
+          {"rpc_errors", s.rpc_errors},
+          {"build", phase(s.build)},
+          {"serialize", phase(s.serialize)},
+          {"release", phase(s.release)},
+          {"process_allocations", CountsJson(s.process)},
+          {"cpu_user_seconds", s.cpu_user_seconds},
+          {"cpu_system_seconds", s.cpu_system_seconds},
+          {"rss_bytes", s.rss_bytes},
+          {"peak_rss_bytes", s.peak_rss_bytes},
+          {"malloc_heap",
+           {{"available", s.malloc_heap_available},
+            {"arena_bytes", s.heap_arena_bytes},
+            {"in_use_bytes", s.heap_in_use_bytes},
+            {"free_bytes", s.heap_free_bytes}}},
+          {"store",
+           {{"released", s.released},
+            {"arena_space_allocated", s.arena_space_allocated},
+            {"arena_space_used", s.arena_space_used},
+            {"arena_overflows", s.arena_overflows}}}};
+}
+
+json FiguresJson(const std::vector<Figure>& figures, const WindowStats& c, const ServerWindow& s) {
+  json j = json::object();
+  for (const Figure& f : figures) {
+    std::optional<double> v = f.value(c, s);
+    j[f.key] = v ? json(*v) : json(nullptr);
+  }
+  return j;
+}
+
+}  // namespace
+
+std::string RenderJson(const RunReport& report) {
+  const LoadOptions& o = report.options;
+  const std::vector<Figure> figures = ReportFigures(o);
+  json targets = json::array();
+  for (const TargetResult& t : report.targets) {
+    json rounds = json::array();
+    for (const RoundResult& r : t.rounds) {
+      rounds.push_back({{"round", r.round},
+                        {"figures", FiguresJson(figures, r.client, r.server)},
+                        {"client", ClientJson(r.client, o.open_loop())},
+                        {"server", ServerJson(r.server)}});
+    }
+    auto [lo, hi] = t.QpsRange();
+    targets.push_back({{"name", t.spec.name},
+                       {"address", t.spec.address},
+                       {"figures", FiguresJson(figures, t.client, t.server)},
+                       {"qps_min_round", lo},
+                       {"qps_max_round", hi},
+                       {"client", ClientJson(t.client, o.open_loop())},
+                       {"server", ServerJson(t.server)},
+                       {"rounds", rounds}});
+  }
+  json target_specs = json::array();
+  for (const TargetSpec& t : o.targets) target_specs.push_back(absl::StrCat(t.name, "=", t.address));
+  const RunEnvironment& e = report.environment;
+  json doc = {
+      {"tool", "reco_load"},
+      {"parameters",
+       {{"targets", target_specs},
+        {"baseline", o.targets.empty() ? "" : o.targets[0].name},
+        {"warmup_seconds", absl::ToDoubleSeconds(o.warmup)},
+        {"duration_seconds", absl::ToDoubleSeconds(o.duration)},
+        {"rounds", o.rounds},
+        {"loop", o.open_loop() ? "open" : "closed"},
+        {"rate", o.rate},
+        {"concurrency", o.concurrency},
+        {"connections", o.connections},
+        {"threads", o.threads},
+        {"items", o.items ? o.items : kDefaultItemCount},
+        {"profile", std::string(TextProfileName(o.profile))},
+        {"seed", o.seed},
+        {"verify_every", o.verify_every},
+        {"max_error_rate", o.max_error_rate}}},
+      {"environment",
+       {{"protobuf_version", e.protobuf_version},
+        {"grpc_version", e.grpc_version},
+        {"cpu_model", e.cpu_model},
+        {"cpus", e.cpus},
+        {"client_malloc", e.client_malloc},
+        {"started_utc", e.started_utc},
+        {"command_line", e.command_line}}},
+      {"targets", targets},
+      {"error_rate", report.error_rate()},
+      {"wall_seconds", report.wall_seconds},
+      {"warnings", report.warnings}};
+  return doc.dump(2) + "\n";
+}
+
+std::string RenderCsv(const RunReport& report) {
+  const std::vector<Figure> figures = ReportFigures(report.options);
+  std::vector<std::string> header = {"target", "address", "round"};
+  for (const Figure& f : figures) header.push_back(f.key);
+  std::string out = absl::StrJoin(header, ",") + "\n";
+  auto row = [&](const TargetResult& t, const std::string& round, const WindowStats& c, const ServerWindow& s) {
+    std::vector<std::string> cells = {t.spec.name, t.spec.address, round};
+    for (const Figure& f : figures) {
+      std::optional<double> v = f.value(c, s);
+      cells.push_back(v ? FormatFigure(f, v) : "");
+    }
+    absl::StrAppend(&out, absl::StrJoin(cells, ","), "\n");
+  };
+  for (const TargetResult& t : report.targets) {
+    for (const RoundResult& r : t.rounds) row(t, absl::StrCat(r.round), r.client, r.server);
+    row(t, "all", t.client, t.server);
+  }
+  return out;
+}
+
+}  // namespace reco

@@ -1,0 +1,33 @@
+// Renderers of a RunReport: a terminal table, JSON (every figure, the parameters and
+// the environment), CSV (one row per target and round, plus an "all" row per target)
+// and a self-contained HTML page (inline SVG charts only; nothing is loaded from the
+// network).
+//
+// Example:
+//   std::fputs(reco::RenderTable(report).c_str(), stdout);
+//   absl::Status s = reco::WriteFile("results/report.html", reco::RenderHtml(report));
+//
+// Thread-safety: pure functions of the report.
+#ifndef ARENA_GRPC_CLIENT_REPORT_RENDERERS_H_
+#define ARENA_GRPC_CLIENT_REPORT_RENDERERS_H_
+
+#include <string>
+
+#include "absl/status/status.h"
+#include "client/run_report.h"
+
+namespace reco {
+
+// Targets as columns, one figure per row; every value after the first column also
+// shows its ratio to the baseline (the first target).
+std::string RenderTable(const RunReport& report);
+std::string RenderJson(const RunReport& report);
+std::string RenderCsv(const RunReport& report);
+std::string RenderHtml(const RunReport& report);
+
+// Writes `contents` to `path`, replacing it; an error names the path.
+absl::Status WriteFile(const std::string& path, const std::string& contents);
+
+}  // namespace reco
+
+#endif  // ARENA_GRPC_CLIENT_REPORT_RENDERERS_H_

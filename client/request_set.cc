@@ -1,0 +1,61 @@
+// See request_set.h.
+#include "client/request_set.h"
+
+#include <cstring>
+
+#include "absl/strings/str_cat.h"
+#include "core/response_builder.h"
+#include "google/protobuf/io/coded_stream.h"
+#include "google/protobuf/wire_format_lite.h"
+#include "grpcpp/support/proto_buffer_reader.h"
+#include "grpcpp/support/slice.h"
+
+namespace reco {
+
+RequestSet::RequestSet(const v1::RecommendRequest& shape) {
+  expected_items_ = EffectiveItemCount(shape);
+  for (int i = 0; i < kVariants; ++i) {
+    v1::RecommendRequest req = shape;
+    req.set_user_id(absl::StrCat("load-user-", i));
+    req.set_seed(shape.seed() + static_cast<uint64_t>(i));
+    std::string wire = req.SerializeAsString();
+    grpc::Slice slice(wire);
+    requests_.emplace_back(&slice, 1);
+
+    v1::RecommendResponse resp;
+    BuildResponse(req, &resp);
+    expected_.push_back(resp.SerializeAsString());
+    messages_.push_back(std::move(req));
+  }
+}
+
+int64_t RequestSet::CountItems(grpc::ByteBuffer* response) {
+  using google::protobuf::internal::WireFormatLite;
+  grpc::ProtoBufferReader reader(response);
+  google::protobuf::io::CodedInputStream in(&reader);
+  int64_t items = 0;
+  while (uint32_t tag = in.ReadTag()) {
+    if (WireFormatLite::GetTagFieldNumber(tag) == 2 &&
+        WireFormatLite::GetTagWireType(tag) == WireFormatLite::WIRETYPE_LENGTH_DELIMITED) {
+      ++items;
+    }
+    if (!WireFormatLite::SkipField(&in, tag)) return -1;
+  }
+  // ReadTag returns 0 both at a clean end and on a malformed varint.
+  return in.ConsumedEntireMessage() && reader.status().ok() ? items : -1;
+}
+
+bool RequestSet::MatchesExpected(int i, const grpc::ByteBuffer& response) const {
+  const std::string& want = expected_[i];
+  if (response.Length() != want.size()) return false;
+  std::vector<grpc::Slice> slices;
+  if (!response.Dump(&slices).ok()) return false;
+  size_t at = 0;
+  for (const grpc::Slice& s : slices) {
+    if (std::memcmp(want.data() + at, s.begin(), s.size()) != 0) return false;
+    at += s.size();
+  }
+  return at == want.size();
+}
+
+}  // namespace reco

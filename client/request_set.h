@@ -1,0 +1,64 @@
+// RequestSet: the few requests a load run sends, already serialized, with the exact
+// bytes a correct server answers to each; and the per-response checks.
+//
+// A run cycles through kVariants requests (different user ids and seeds, same item
+// count and profile). Their expected responses are built once, up front, with core's
+// BuildResponse -- the builder the server runs -- so checking a response needs no
+// building in the hot path:
+//   - CountItems() walks the response's top-level fields without parsing it (no
+//     allocation, ~200 skips for 200 items): cheap enough for every response;
+//   - MatchesExpected() compares the bytes with the builder's serialization: done on
+//     a sample, because it touches every byte.
+//
+// Example:
+//   reco::RequestSet set(request_template);        // items, profile, seed
+//   grpc::ByteBuffer req = set.request(i);          // send this
+//   ... on reply `bytes` ...
+//   set.CountItems(&bytes) == set.expected_items()  // true for a correct server
+//   set.MatchesExpected(i, bytes)                   // true for a correct server
+//
+// Thread-safety: immutable after construction; any thread may call the const methods.
+// CountItems takes a non-const buffer only because gRPC's reader requires one; it
+// does not change the contents.
+#ifndef ARENA_GRPC_CLIENT_REQUEST_SET_H_
+#define ARENA_GRPC_CLIENT_REQUEST_SET_H_
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "grpcpp/support/byte_buffer.h"
+#include "proto/reco.pb.h"
+
+namespace reco {
+
+class RequestSet {
+ public:
+  static constexpr int kVariants = 4;
+
+  // `shape` gives item_count, text_profile and seed; user ids are made up per variant.
+  explicit RequestSet(const v1::RecommendRequest& shape);
+
+  int size() const { return static_cast<int>(requests_.size()); }
+  const v1::RecommendRequest& request_message(int i) const { return messages_[i]; }
+  // A copy shares the serialized slice: no allocation of the payload per request.
+  const grpc::ByteBuffer& request(int i) const { return requests_[i]; }
+  const std::string& expected_bytes(int i) const { return expected_[i]; }
+  uint32_t expected_items() const { return expected_items_; }
+
+  // The number of `items` fields (field 2) at the top level of a serialized
+  // RecommendResponse, or -1 when the bytes are not a well-formed message.
+  static int64_t CountItems(grpc::ByteBuffer* response);
+  // True when the response is byte for byte what BuildResponse makes for request i.
+  bool MatchesExpected(int i, const grpc::ByteBuffer& response) const;
+
+ private:
+  std::vector<v1::RecommendRequest> messages_;
+  std::vector<grpc::ByteBuffer> requests_;
+  std::vector<std::string> expected_;
+  uint32_t expected_items_ = 0;
+};
+
+}  // namespace reco
+
+#endif  // ARENA_GRPC_CLIENT_REQUEST_SET_H_

@@ -1,0 +1,68 @@
+#include "client/request_set.h"
+
+#include "core/response_builder.h"
+#include "grpcpp/support/slice.h"
+#include "gtest/gtest.h"
+
+namespace reco {
+namespace {
+
+grpc::ByteBuffer InSlices(const std::string& bytes, size_t slice_size) {
+  std::vector<grpc::Slice> slices;
+  for (size_t at = 0; at < bytes.size(); at += slice_size) {
+    slices.emplace_back(bytes.data() + at, std::min(slice_size, bytes.size() - at));
+  }
+  return grpc::ByteBuffer(slices.data(), slices.size());
+}
+
+v1::RecommendRequest Shape(uint32_t items) {
+  v1::RecommendRequest r;
+  r.set_item_count(items);
+  r.set_seed(7);
+  return r;
+}
+
+TEST(RequestSet, ExpectedBytesAreTheBuildersOutputForEachVariant) {
+  RequestSet set(Shape(5));
+  ASSERT_EQ(set.size(), RequestSet::kVariants);
+  for (int i = 0; i < set.size(); ++i) {
+    v1::RecommendResponse built;
+    BuildResponse(set.request_message(i), &built);
+    EXPECT_EQ(set.expected_bytes(i), built.SerializeAsString());
+    EXPECT_EQ(set.request_message(i).item_count(), 5u);
+  }
+  EXPECT_NE(set.expected_bytes(0), set.expected_bytes(1)) << "variants should differ";
+  EXPECT_EQ(set.expected_items(), 5u);
+}
+
+TEST(RequestSet, CountsItemsAcrossSlicesWithoutParsing) {
+  RequestSet set(Shape(37));
+  for (size_t slice : {size_t{1} << 20, size_t{4096}, size_t{7}}) {
+    grpc::ByteBuffer b = InSlices(set.expected_bytes(2), slice);
+    EXPECT_EQ(RequestSet::CountItems(&b), 37) << "slice " << slice;
+  }
+  RequestSet defaults(Shape(0));
+  grpc::ByteBuffer b = InSlices(defaults.expected_bytes(0), 8192);
+  EXPECT_EQ(RequestSet::CountItems(&b), kDefaultItemCount);
+}
+
+TEST(RequestSet, MalformedBytesCountAsMinusOne) {
+  RequestSet set(Shape(3));
+  std::string truncated = set.expected_bytes(0).substr(0, set.expected_bytes(0).size() - 5);
+  grpc::ByteBuffer b = InSlices(truncated, 1000);
+  EXPECT_EQ(RequestSet::CountItems(&b), -1);
+}
+
+TEST(RequestSet, MatchesOnlyTheExactBytes) {
+  RequestSet set(Shape(10));
+  const std::string& want = set.expected_bytes(1);
+  EXPECT_TRUE(set.MatchesExpected(1, InSlices(want, 333)));
+  EXPECT_FALSE(set.MatchesExpected(0, InSlices(want, 333)));
+  std::string flipped = want;
+  flipped[flipped.size() / 2] ^= 1;
+  EXPECT_FALSE(set.MatchesExpected(1, InSlices(flipped, 333)));
+  EXPECT_FALSE(set.MatchesExpected(1, InSlices(want + "x", 333)));
+}
+
+}  // namespace
+}  // namespace reco

@@ -1,0 +1,60 @@
+// See run_report.h.
+#include "client/run_report.h"
+
+#include <unistd.h>
+
+#include <algorithm>
+#include <fstream>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
+#include "absl/strings/strip.h"
+#include "absl/time/clock.h"
+#include "core/allocation_counter.h"
+#include "google/protobuf/stubs/common.h"
+#include "grpcpp/grpcpp.h"
+
+namespace reco {
+
+std::pair<double, double> TargetResult::QpsRange() const {
+  if (rounds.empty()) return {0, 0};
+  double lo = rounds[0].client.qps(), hi = lo;
+  for (const RoundResult& r : rounds) {
+    lo = std::min(lo, r.client.qps());
+    hi = std::max(hi, r.client.qps());
+  }
+  return {lo, hi};
+}
+
+RunEnvironment RunEnvironment::Current(const std::string& command_line) {
+  RunEnvironment e;
+  e.protobuf_version = google::protobuf::internal::VersionString(GOOGLE_PROTOBUF_VERSION);
+  e.grpc_version = grpc::Version();
+  std::ifstream cpuinfo("/proc/cpuinfo");
+  std::string line;
+  while (std::getline(cpuinfo, line)) {
+    if (absl::StartsWith(line, "model name")) {
+      size_t colon = line.find(':');
+      if (colon != std::string::npos) e.cpu_model = std::string(absl::StripAsciiWhitespace(line.substr(colon + 1)));
+      break;
+    }
+  }
+  e.cpus = static_cast<int>(sysconf(_SC_NPROCESSORS_ONLN));
+  e.client_malloc = AllocationCounter::MallocName();
+  e.started_utc = absl::FormatTime("%Y-%m-%dT%H:%M:%SZ", absl::Now(), absl::UTCTimeZone());
+  e.command_line = command_line;
+  return e;
+}
+
+double RunReport::error_rate() const {
+  uint64_t errors = 0, completed = 0;
+  for (const TargetResult& t : targets) {
+    errors += t.client.errors();
+    completed += t.client.completed;
+  }
+  return completed ? static_cast<double>(errors) / completed : 0.0;
+}
+
+std::string PercentileLabel(double p) { return absl::StrCat("p", absl::StrFormat("%g", p)); }
+
+}  // namespace reco

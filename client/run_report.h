@@ -1,0 +1,77 @@
+// RunReport: everything one reco_load run measured, the input of every renderer
+// (table, JSON, CSV, HTML).
+//
+// Per target: one RoundResult per round (client and server side of that window) and
+// their totals (WindowStats and ServerWindow merged over the rounds). The first
+// target is the baseline of every ratio. RunEnvironment records what the numbers
+// depend on: library versions, CPU model, the malloc in use.
+//
+// Example:
+//   const reco::TargetResult& t = report.targets[0];
+//   t.client.qps();                      // OK responses per second, all rounds
+//   t.QpsRange();                        // {min, max} of the per-round QPS
+//   t.server.PerRpc(t.server.build.allocations.allocs)
+//
+// Thread-safety: plain values.
+#ifndef ARENA_GRPC_CLIENT_RUN_REPORT_H_
+#define ARENA_GRPC_CLIENT_RUN_REPORT_H_
+
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "client/load_options.h"
+#include "client/server_window.h"
+#include "client/window_stats.h"
+
+namespace reco {
+
+struct RoundResult {
+  int round = 0;  // 1-based
+  WindowStats client;
+  ServerWindow server;
+};
+
+struct TargetResult {
+  TargetSpec spec;
+  std::vector<RoundResult> rounds;
+  WindowStats client;   // all rounds merged
+  ServerWindow server;  // all rounds merged
+
+  // Min and max of the per-round QPS.
+  std::pair<double, double> QpsRange() const;
+};
+
+struct RunEnvironment {
+  std::string protobuf_version;
+  std::string grpc_version;
+  std::string cpu_model;   // /proc/cpuinfo "model name"
+  int cpus = 0;
+  std::string client_malloc;
+  std::string started_utc;  // ISO 8601
+  std::string command_line;
+
+  // The values for this process and machine.
+  static RunEnvironment Current(const std::string& command_line);
+};
+
+struct RunReport {
+  LoadOptions options;
+  RunEnvironment environment;
+  std::vector<TargetResult> targets;
+  // Things a reader must know (the client fell behind its schedule, a target had no
+  // stats service, errors ...).
+  std::vector<std::string> warnings;
+  double wall_seconds = 0;
+
+  // Errors over completions, all targets and rounds.
+  double error_rate() const;
+};
+
+// Percentiles every renderer shows, and their labels ("p50", ..., "p99.9").
+inline constexpr double kReportPercentiles[] = {50, 90, 99, 99.9};
+std::string PercentileLabel(double p);
+
+}  // namespace reco
+
+#endif  // ARENA_GRPC_CLIENT_RUN_REPORT_H_

@@ -1,0 +1,102 @@
+// See server_window.h.
+#include "client/server_window.h"
+
+#include <algorithm>
+
+#include "core/histogram_proto.h"
+
+namespace reco {
+namespace {
+
+// Counters only grow; a smaller later value means the server reset its window (or
+// restarted) in between, and the later value alone is the best estimate.
+uint64_t Delta(uint64_t later, uint64_t earlier) { return later >= earlier ? later - earlier : later; }
+
+AllocationCounts Delta(const v1::AllocationTotals& later, const v1::AllocationTotals& earlier) {
+  AllocationCounts c;
+  c.allocs = Delta(later.allocs(), earlier.allocs());
+  c.frees = Delta(later.frees(), earlier.frees());
+  c.bytes = Delta(later.bytes(), earlier.bytes());
+  return c;
+}
+
+ServerPhase Delta(const v1::PhaseStats& later, const v1::PhaseStats& earlier) {
+  return {HistogramDifference(later.latency(), earlier.latency()), Delta(later.allocations(), earlier.allocations())};
+}
+
+}  // namespace
+
+ServerWindow ServerWindowBetween(const v1::StatsSnapshot& before, const v1::StatsSnapshot& after) {
+  ServerWindow w;
+  w.available = true;
+  w.mode = after.mode();
+  w.malloc = after.malloc();
+  w.protobuf_version = after.protobuf_version();
+  w.grpc_version = after.grpc_version();
+  w.pid = after.pid();
+  if (before.pid() != after.pid()) w.note = "the server restarted during the window";
+  w.seconds = after.window_seconds() >= before.window_seconds() ? after.window_seconds() - before.window_seconds()
+                                                                : after.window_seconds();
+  w.rpcs = Delta(after.rpcs(), before.rpcs());
+  w.rpc_errors = Delta(after.rpc_errors(), before.rpc_errors());
+  w.build = Delta(after.build(), before.build());
+  w.serialize = Delta(after.serialize(), before.serialize());
+  w.release = Delta(after.release(), before.release());
+  w.process = Delta(after.process_allocations(), before.process_allocations());
+  w.cpu_user_seconds = std::max(0.0, after.cpu_user_seconds() - before.cpu_user_seconds());
+  w.cpu_system_seconds = std::max(0.0, after.cpu_system_seconds() - before.cpu_system_seconds());
+  w.rss_bytes = after.rss_bytes();
+  w.peak_rss_bytes = after.peak_rss_bytes();
+  w.malloc_heap_available = after.malloc_heap().available();
+  w.heap_arena_bytes = after.malloc_heap().arena_bytes();
+  w.heap_in_use_bytes = after.malloc_heap().in_use_bytes();
+  w.heap_free_bytes = after.malloc_heap().free_bytes();
+  w.released = Delta(after.store().released(), before.store().released());
+  w.arena_space_allocated = Delta(after.store().arena_space_allocated(), before.store().arena_space_allocated());
+  w.arena_space_used = Delta(after.store().arena_space_used(), before.store().arena_space_used());
+  w.arena_overflows = Delta(after.store().arena_overflows(), before.store().arena_overflows());
+  return w;
+}
+
+ServerWindow UnavailableServerWindow(const std::string& note) {
+  ServerWindow w;
+  w.note = note;
+  return w;
+}
+
+void ServerWindow::Merge(const ServerWindow& later) {
+  if (!later.available) {
+    if (note.empty()) note = later.note;
+    return;
+  }
+  if (!available) {
+    std::string kept_note = note;
+    *this = later;
+    if (note.empty()) note = kept_note;
+    return;
+  }
+  seconds += later.seconds;
+  rpcs += later.rpcs;
+  rpc_errors += later.rpc_errors;
+  for (auto [mine, theirs] : {std::pair{&build, &later.build}, std::pair{&serialize, &later.serialize},
+                              std::pair{&release, &later.release}}) {
+    mine->latency.Merge(theirs->latency);
+    mine->allocations += theirs->allocations;
+  }
+  process += later.process;
+  cpu_user_seconds += later.cpu_user_seconds;
+  cpu_system_seconds += later.cpu_system_seconds;
+  rss_bytes = later.rss_bytes;
+  peak_rss_bytes = std::max(peak_rss_bytes, later.peak_rss_bytes);
+  malloc_heap_available = later.malloc_heap_available;
+  heap_arena_bytes = later.heap_arena_bytes;
+  heap_in_use_bytes = later.heap_in_use_bytes;
+  heap_free_bytes = later.heap_free_bytes;
+  released += later.released;
+  arena_space_allocated += later.arena_space_allocated;
+  arena_space_used += later.arena_space_used;
+  arena_overflows += later.arena_overflows;
+  if (note.empty()) note = later.note;
+}
+
+}  // namespace reco

@@ -1,0 +1,76 @@
+// ServerWindow: what a server measured about itself during one measured window,
+// from two reco.v1.ServerStats snapshots taken at the window's edges.
+//
+// Totals (RPCs, allocations, CPU time, arena space) are the differences between the
+// snapshots; the phase histograms are subtracted bucket by bucket
+// (core/histogram_proto.h), so their percentiles are the window's own. Gauges
+// (resident memory, glibc's free bytes) are the values at the window's end; the peak
+// resident size is the server's own (since it started or last reset its window).
+// Windows of the same target merge: totals add, gauges keep the latest, peaks the max.
+// Per-RPC figures divide by the RPCs the SERVER answered in the window, so they do
+// not depend on how the client's window lines up with the server's.
+//
+// Example:
+//   reco::ServerWindow w = reco::ServerWindowBetween(before, after);
+//   w.PerRpc(w.build.allocations.allocs)   // mallocs to build one response
+//
+// Thread-safety: none; plain values.
+#ifndef ARENA_GRPC_CLIENT_SERVER_WINDOW_H_
+#define ARENA_GRPC_CLIENT_SERVER_WINDOW_H_
+
+#include <cstdint>
+#include <string>
+
+#include "core/allocation_counter.h"
+#include "core/latency_histogram.h"
+#include "proto/stats.pb.h"
+
+namespace reco {
+
+struct ServerPhase {
+  LatencyHistogram latency;
+  AllocationCounts allocations;
+};
+
+struct ServerWindow {
+  // False when the target has no ServerStats service, or a snapshot failed; `note`
+  // says which.
+  bool available = false;
+  std::string note;
+
+  std::string mode, malloc, protobuf_version, grpc_version;
+  int64_t pid = 0;
+  double seconds = 0;  // the server's own measure of the window
+  uint64_t rpcs = 0;
+  uint64_t rpc_errors = 0;
+  ServerPhase build, serialize, release;
+  AllocationCounts process;  // every allocation of the server process
+  double cpu_user_seconds = 0;
+  double cpu_system_seconds = 0;
+  uint64_t rss_bytes = 0;
+  uint64_t peak_rss_bytes = 0;
+  bool malloc_heap_available = false;
+  uint64_t heap_arena_bytes = 0;
+  uint64_t heap_in_use_bytes = 0;
+  uint64_t heap_free_bytes = 0;   // glibc's free chunks: fragmentation held
+  uint64_t released = 0;          // leases released (responses freed) in the window
+  uint64_t arena_space_allocated = 0;
+  uint64_t arena_space_used = 0;
+  uint64_t arena_overflows = 0;
+
+  void Merge(const ServerWindow& later);
+  // value / rpcs (0 when no RPC was answered).
+  double PerRpc(uint64_t value) const { return rpcs ? static_cast<double>(value) / rpcs : 0.0; }
+  double CpuMicrosPerRpc() const { return rpcs ? (cpu_user_seconds + cpu_system_seconds) * 1e6 / rpcs : 0.0; }
+  // Arena figures are summed at each release, so they divide by releases.
+  double PerRelease(uint64_t value) const { return released ? static_cast<double>(value) / released : 0.0; }
+};
+
+ServerWindow ServerWindowBetween(const v1::StatsSnapshot& before, const v1::StatsSnapshot& after);
+
+// A window with available = false and the reason.
+ServerWindow UnavailableServerWindow(const std::string& note);
+
+}  // namespace reco
+
+#endif  // ARENA_GRPC_CLIENT_SERVER_WINDOW_H_

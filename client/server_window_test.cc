@@ -1,0 +1,70 @@
+#include "client/server_window.h"
+
+#include "core/histogram_proto.h"
+#include "gtest/gtest.h"
+
+namespace reco {
+namespace {
+
+v1::StatsSnapshot Snapshot(uint64_t rpcs, uint64_t build_allocs, double cpu, const LatencyHistogram& build_latency) {
+  v1::StatsSnapshot s;
+  s.set_mode("heap");
+  s.set_malloc("glibc");
+  s.set_pid(42);
+  s.set_rpcs(rpcs);
+  s.mutable_build()->mutable_allocations()->set_allocs(build_allocs);
+  s.mutable_build()->mutable_allocations()->set_bytes(build_allocs * 10);
+  s.mutable_process_allocations()->set_allocs(build_allocs * 2);
+  HistogramToProto(build_latency, s.mutable_build()->mutable_latency());
+  s.set_cpu_user_seconds(cpu);
+  s.set_rss_bytes(rpcs * 1000);
+  s.set_peak_rss_bytes(rpcs * 2000);
+  s.mutable_store()->set_released(rpcs);
+  s.mutable_store()->set_arena_space_allocated(rpcs * 500);
+  return s;
+}
+
+TEST(ServerWindow, SubtractsTotalsAndHistogramsKeepsGauges) {
+  LatencyHistogram early, late;
+  for (int i = 0; i < 100; ++i) early.Record(1000);
+  late = early;
+  for (int i = 0; i < 100; ++i) late.Record(50000);
+  ServerWindow w = ServerWindowBetween(Snapshot(100, 7000, 1.0, early), Snapshot(300, 21000, 1.5, late));
+  ASSERT_TRUE(w.available);
+  EXPECT_EQ(w.rpcs, 200u);
+  EXPECT_EQ(w.build.allocations.allocs, 14000u);
+  EXPECT_DOUBLE_EQ(w.PerRpc(w.build.allocations.allocs), 70.0);
+  EXPECT_DOUBLE_EQ(w.PerRpc(w.process.allocs), 140.0);
+  EXPECT_NEAR(w.CpuMicrosPerRpc(), 0.5e6 / 200, 1e-6);
+  // Only the window's samples (all 50 us) remain in the difference.
+  EXPECT_EQ(w.build.latency.count(), 100u);
+  EXPECT_NEAR(static_cast<double>(w.build.latency.Percentile(50)), 50000, 500);
+  EXPECT_EQ(w.rss_bytes, 300000u);
+  EXPECT_DOUBLE_EQ(w.PerRelease(w.arena_space_allocated), 500.0);
+}
+
+TEST(ServerWindow, MergeAddsTotalsAndKeepsTheLatestGauges) {
+  LatencyHistogram h;
+  h.Record(2000);
+  ServerWindow a = ServerWindowBetween(Snapshot(0, 0, 0, LatencyHistogram()), Snapshot(10, 100, 0.1, h));
+  ServerWindow b = ServerWindowBetween(Snapshot(10, 100, 0.1, h), Snapshot(40, 400, 0.2, h));
+  a.Merge(b);
+  EXPECT_EQ(a.rpcs, 40u);
+  EXPECT_EQ(a.build.allocations.allocs, 400u);
+  EXPECT_EQ(a.build.latency.count(), 1u);
+  EXPECT_EQ(a.rss_bytes, 40000u);
+  EXPECT_EQ(a.peak_rss_bytes, 80000u);
+}
+
+TEST(ServerWindow, UnavailableWindowsKeepTheirReason) {
+  ServerWindow w = UnavailableServerWindow("no stats service");
+  EXPECT_FALSE(w.available);
+  ServerWindow total;
+  total.Merge(w);
+  EXPECT_FALSE(total.available);
+  EXPECT_EQ(total.note, "no stats service");
+  EXPECT_EQ(total.PerRpc(5), 0.0);
+}
+
+}  // namespace
+}  // namespace reco

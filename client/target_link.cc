@@ -1,0 +1,80 @@
+// See target_link.h.
+#include "client/target_link.h"
+
+#include "absl/strings/str_cat.h"
+#include "grpcpp/create_channel.h"
+#include "grpcpp/security/credentials.h"
+#include "grpcpp/support/channel_arguments.h"
+
+namespace reco {
+namespace {
+
+gpr_timespec ToGpr(absl::Time t) {
+  return gpr_time_add(gpr_now(GPR_CLOCK_MONOTONIC),
+                      gpr_time_from_micros(absl::ToInt64Microseconds(t - absl::Now()), GPR_TIMESPAN));
+}
+
+absl::Status FromGrpc(const grpc::Status& s, const std::string& context) {
+  return absl::Status(static_cast<absl::StatusCode>(s.error_code()), absl::StrCat(context, ": ", s.error_message()));
+}
+
+}  // namespace
+
+TargetLink::TargetLink(TargetSpec spec, int connections) : spec_(std::move(spec)) {
+  for (int i = 0; i < connections; ++i) {
+    grpc::ChannelArguments args;
+    args.SetMaxReceiveMessageSize(-1);
+    // A distinct argument makes a distinct subchannel key; the local pool keeps
+    // channels from sharing subchannels through the global pool.
+    args.SetInt("reco_load.connection_index", i);
+    args.SetInt(GRPC_ARG_USE_LOCAL_SUBCHANNEL_POOL, 1);
+    channels_.push_back(grpc::CreateCustomChannel(spec_.address, grpc::InsecureChannelCredentials(), args));
+    stubs_.push_back(std::make_unique<grpc::GenericStub>(channels_.back()));
+  }
+  stats_ = v1::ServerStats::NewStub(channels_.front());
+}
+
+absl::Status TargetLink::Probe(const RequestSet& requests, absl::Duration deadline) {
+  const absl::Time until = absl::Now() + deadline;
+  const std::string who = absl::StrCat("target ", spec_.name, " (", spec_.address, ")");
+  for (size_t i = 0; i < channels_.size(); ++i) {
+    if (!channels_[i]->WaitForConnected(ToGpr(until))) {
+      return absl::UnavailableError(absl::StrCat(
+          who, " is unreachable: no connection within ", absl::FormatDuration(deadline),
+          " (is a reco_server listening there?)"));
+    }
+    grpc::ClientContext ctx;
+    ctx.set_deadline(ToGpr(until));
+    grpc::ByteBuffer response;
+    grpc::Status status;
+    grpc::CompletionQueue cq;
+    auto call = stubs_[i]->PrepareUnaryCall(&ctx, kRecommendMethod, requests.request(0), &cq);
+    call->StartCall();
+    call->Finish(&response, &status, reinterpret_cast<void*>(1));
+    void* tag;
+    bool ok;
+    cq.Next(&tag, &ok);
+    cq.Shutdown();
+    while (cq.Next(&tag, &ok)) {
+    }
+    if (!status.ok()) return FromGrpc(status, absl::StrCat(who, " failed the probe Recommend"));
+    if (i == 0 && !requests.MatchesExpected(0, response)) {
+      return absl::DataLossError(absl::StrCat(who, " answered the probe with ", response.Length(),
+                                              " bytes that are not what the response builder makes (",
+                                              requests.expected_bytes(0).size(), " bytes)"));
+    }
+  }
+  return absl::OkStatus();
+}
+
+absl::StatusOr<v1::StatsSnapshot> TargetLink::Snapshot(absl::Duration deadline) {
+  grpc::ClientContext ctx;
+  ctx.set_deadline(ToGpr(absl::Now() + deadline));
+  v1::GetStatsRequest req;
+  v1::StatsSnapshot snapshot;
+  grpc::Status status = stats_->GetStats(&ctx, req, &snapshot);
+  if (!status.ok()) return FromGrpc(status, absl::StrCat("ServerStats of ", spec_.name));
+  return snapshot;
+}
+
+}  // namespace reco
