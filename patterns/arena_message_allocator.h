@@ -26,8 +26,9 @@
 #define ARENA_GRPC_PATTERNS_ARENA_MESSAGE_ALLOCATOR_H_
 
 #include <atomic>
-#include <cassert>
 #include <cstdint>
+#include <cstdio>
+#include <cstdlib>
 
 #include "google/protobuf/arena.h"
 #include "grpcpp/support/message_allocator.h"
@@ -43,7 +44,11 @@ class ArenaMessageAllocator final : public grpc::MessageAllocator<Request, Respo
   // 256 bytes the holder and the two empty messages spill into a second block (3).
   // A start_block_size near your typical response size saves the doubling blocks.
   explicit ArenaMessageAllocator(google::protobuf::ArenaOptions options = {}) : options_(options) {
-    assert(options_.initial_block == nullptr && "one initial block cannot serve concurrent RPCs");
+    if (options_.initial_block != nullptr) {  // a programming error, in every build type
+      std::fprintf(stderr, "ArenaMessageAllocator: ArenaOptions.initial_block must be null: "
+                           "one block cannot serve concurrent RPCs\n");
+      std::abort();
+    }
   }
 
   grpc::MessageHolder<Request, Response>* AllocateMessages() override {

@@ -162,5 +162,16 @@ TEST(ArenaMessageAllocatorTest, DefaultFirstBlockSpillsIntoASecond) {
   EXPECT_EQ(teardown.frees, 3u);
 }
 
+// A shared initial block would be handed to concurrent RPCs: refused loudly, even in
+// release builds.
+TEST(ArenaMessageAllocatorDeathTest, RefusesAnInitialBlock) {
+  GTEST_FLAG_SET(death_test_style, "threadsafe");
+  static char block[1024];
+  google::protobuf::ArenaOptions options;
+  options.initial_block = block;
+  options.initial_block_size = sizeof(block);
+  EXPECT_DEATH(Allocator{options}, "initial_block must be null");
+}
+
 }  // namespace
 }  // namespace reco::patterns

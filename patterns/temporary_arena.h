@@ -50,6 +50,7 @@ namespace reco::patterns {
 template <typename Message, typename Fill, typename Score>
 void AppendBest(int candidate_count, int keep, const Fill& fill, const Score& score,
                 google::protobuf::RepeatedPtrField<Message>* out) {
+  if (candidate_count <= 0 || keep <= 0) return;
   google::protobuf::Arena scratch;
   // The candidate list itself is on the scratch arena too: no heap vector.
   auto* candidates =
@@ -57,7 +58,7 @@ void AppendBest(int candidate_count, int keep, const Fill& fill, const Score& sc
   candidates->Reserve(candidate_count);
   for (int i = 0; i < candidate_count; ++i) fill(i, candidates->Add());
 
-  keep = std::clamp(keep, 0, candidate_count);
+  keep = std::min(keep, candidate_count);
   // Sorts the element pointers, not the messages: no copy while ranking.
   std::partial_sort(candidates->pointer_begin(), candidates->pointer_begin() + keep,
                     candidates->pointer_end(),

@@ -76,6 +76,17 @@ TEST(TemporaryArenaTest, AppendBestCopiesTheWinnersAndLeavesNothingBehind) {
   EXPECT_EQ(used.allocs - used.frees, static_cast<uint64_t>(kKeep));
 }
 
+TEST(TemporaryArenaTest, AppendBestKeepsAtMostWhatItWasGiven) {
+  RecommendResponse response;
+  auto fill = [](int i, Item* item) { item->mutable_scores()->set_relevance(static_cast<float>(i)); };
+  AppendMostRelevant(3, 10, fill, &response);
+  ASSERT_EQ(response.items_size(), 3);
+  EXPECT_EQ(response.items(0).scores().relevance(), 2.0f);
+  AppendMostRelevant(0, 10, fill, &response);
+  AppendMostRelevant(5, 0, fill, &response);
+  EXPECT_EQ(response.items_size(), 3);
+}
+
 TEST(TemporaryArenaTest, CrossArenaMoveAssignmentDeepCopies) {
   RoomyArena a, b;
   Item* source = Arena::CreateMessage<Item>(a.get());
