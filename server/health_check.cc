@@ -1,0 +1,87 @@
+// See health_check.h.
+#include "server/health_check.h"
+
+#include <grpcpp/generic/generic_stub.h>
+#include <grpcpp/grpcpp.h>
+
+#include "absl/strings/str_cat.h"
+#include "google/protobuf/io/coded_stream.h"
+#include "google/protobuf/io/zero_copy_stream_impl_lite.h"
+#include "google/protobuf/wire_format_lite.h"
+
+namespace reco {
+namespace {
+
+std::string EncodeRequest(const std::string& service) {
+  std::string out;
+  if (service.empty()) return out;  // proto3: an empty string is not on the wire
+  google::protobuf::io::StringOutputStream stream(&out);
+  google::protobuf::io::CodedOutputStream coded(&stream);
+  coded.WriteTag(1 << 3 | 2);  // field 1, length-delimited
+  coded.WriteVarint32(static_cast<uint32_t>(service.size()));
+  coded.WriteString(service);
+  return out;
+}
+
+// HealthCheckResponse.status, skipping any field a newer server adds.
+absl::StatusOr<HealthStatus> DecodeResponse(const std::string& bytes) {
+  google::protobuf::io::CodedInputStream in(reinterpret_cast<const uint8_t*>(bytes.data()),
+                                            static_cast<int>(bytes.size()));
+  uint32_t status = 0;  // absent means UNKNOWN
+  while (uint32_t tag = in.ReadTag()) {
+    if (tag == (1 << 3 | 0)) {
+      if (!in.ReadVarint32(&status)) return absl::DataLossError("truncated HealthCheckResponse");
+    } else if (!google::protobuf::internal::WireFormatLite::SkipField(&in, tag)) {
+      return absl::DataLossError("malformed HealthCheckResponse");
+    }
+  }
+  if (status > 3) return absl::DataLossError(absl::StrCat("unknown serving status ", status));
+  return static_cast<HealthStatus>(status);
+}
+
+}  // namespace
+
+absl::string_view HealthStatusName(HealthStatus status) {
+  switch (status) {
+    case HealthStatus::kUnknown: return "UNKNOWN";
+    case HealthStatus::kServing: return "SERVING";
+    case HealthStatus::kNotServing: return "NOT_SERVING";
+    case HealthStatus::kServiceUnknown: return "SERVICE_UNKNOWN";
+  }
+  return "UNKNOWN";
+}
+
+absl::StatusOr<HealthStatus> CheckHealth(const std::string& target, const std::string& service,
+                                         absl::Duration deadline) {
+  auto channel = grpc::CreateChannel(target, grpc::InsecureChannelCredentials());
+  grpc::GenericStub stub(channel);
+  grpc::ClientContext context;
+  context.set_deadline(std::chrono::system_clock::now() + absl::ToChronoNanoseconds(deadline));
+  std::string request = EncodeRequest(service);
+  grpc::Slice slice(request);
+  grpc::ByteBuffer request_buffer(&slice, 1);
+  grpc::CompletionQueue cq;
+  auto call = stub.PrepareUnaryCall(&context, "/grpc.health.v1.Health/Check", request_buffer, &cq);
+  call->StartCall();
+  grpc::ByteBuffer response_buffer;
+  grpc::Status status;
+  call->Finish(&response_buffer, &status, nullptr);
+  void* tag = nullptr;
+  bool ok = false;
+  cq.Next(&tag, &ok);
+  cq.Shutdown();
+  while (cq.Next(&tag, &ok)) {
+  }
+  if (!status.ok()) {
+    return absl::Status(static_cast<absl::StatusCode>(status.error_code()),
+                        absl::StrCat("health check of ", target, " failed: ", status.error_message()));
+  }
+  std::vector<grpc::Slice> slices;
+  std::string bytes;
+  if (response_buffer.Dump(&slices).ok()) {
+    for (const grpc::Slice& s : slices) bytes.append(reinterpret_cast<const char*>(s.begin()), s.size());
+  }
+  return DecodeResponse(bytes);
+}
+
+}  // namespace reco

@@ -1,0 +1,175 @@
+// The server's self-measurements, on real RPCs: counts are exact, allocation figures
+// agree with the ledger (core/allocation_ledger.h), and reset starts a new window.
+#include <gtest/gtest.h>
+
+#include <map>
+#include <thread>
+#include <vector>
+
+#include "core/allocation_ledger.h"
+#include "core/response_builder.h"
+#include "server/server_test_util.h"
+
+namespace reco {
+namespace {
+
+using testing::CallRaw;
+using testing::MakeRequest;
+
+constexpr int kWarmupThreads = 8;
+constexpr int kWarmupPerThread = 3;
+constexpr int kRpcs = 20;
+
+// Per-RPC allocations of each phase at steady state, measured by the server.
+struct ServerCosts {
+  double build_allocs = 0, release_allocs = 0, serialize_allocs = 0;
+  uint64_t overflows = 0;
+};
+
+ServerCosts MeasureSteadyState(MemoryMode mode, const v1::RecommendRequest& request) {
+  auto server = testing::StartTestServer(mode);
+  auto channel = testing::ChannelTo(*server);
+  // Warm up with several RPCs in flight at once, so the pools hold more idle leases
+  // than the sequential window below ever needs (gRPC releases a call's messages
+  // after the client has its reply, so even one client can have two or three out).
+  std::vector<std::thread> warmup;
+  for (int t = 0; t < kWarmupThreads; ++t) {
+    warmup.emplace_back([&] {
+      for (int i = 0; i < kWarmupPerThread; ++i) EXPECT_TRUE(CallRaw(channel.get(), request).status.ok());
+    });
+  }
+  for (std::thread& t : warmup) t.join();
+  EXPECT_TRUE(testing::WaitForReleases(*server, absl::Seconds(10)));
+  server->Stats(/*reset=*/true);
+  for (int i = 0; i < kRpcs; ++i) EXPECT_TRUE(CallRaw(channel.get(), request).status.ok());
+  const uint64_t releases = mode == MemoryMode::kHeap ? 0 : kRpcs;
+  EXPECT_TRUE(testing::WaitForReleases(*server, absl::Seconds(10), releases));
+  v1::StatsSnapshot s = server->Stats(/*reset=*/false);
+  EXPECT_EQ(s.rpcs(), static_cast<uint64_t>(kRpcs));
+  EXPECT_EQ(s.rpc_errors(), 0u);
+  EXPECT_EQ(s.build().latency().count(), static_cast<uint64_t>(kRpcs));
+  EXPECT_EQ(s.serialize().latency().count(), static_cast<uint64_t>(kRpcs));
+  EXPECT_EQ(s.release().latency().count(), releases);
+  ServerCosts c;
+  c.build_allocs = static_cast<double>(s.build().allocations().allocs()) / kRpcs;
+  c.serialize_allocs = static_cast<double>(s.serialize().allocations().allocs()) / kRpcs;
+  c.release_allocs = static_cast<double>(s.release().allocations().allocs()) / kRpcs;
+  c.overflows = s.store().arena_overflows();
+  if (mode == MemoryMode::kReuse || mode == MemoryMode::kArenaPool) {
+    // Steady state: every lease came from the pool (none made from scratch).
+    EXPECT_EQ(s.store().created(), 0u);
+  }
+  return c;
+}
+
+// A request whose parsing allocates nothing: gRPC parses it into the leased request
+// between AllocateMessages() and the handler, outside every phase; a user_id would
+// move the arena's first block allocation there (arena: 35 in build + 1 in parsing).
+v1::RecommendRequest NoStringRequest(v1::TextProfile profile) {
+  v1::RecommendRequest request = MakeRequest(200, profile);
+  request.clear_user_id();
+  return request;
+}
+
+TEST(ServerStatsTest, BuildAllocationsMatchTheLedgerAndAreOrdered) {
+  v1::RecommendRequest request = NoStringRequest(v1::TEXT_PROFILE_COMPACT);
+  LedgerOptions ledger_options;
+  Ledger ledger = MeasureLedger(request, ledger_options);
+  std::map<MemoryMode, ServerCosts> costs;
+  for (MemoryMode mode : AllMemoryModes()) {
+    SCOPED_TRACE(MemoryModeName(mode));
+    costs[mode] = MeasureSteadyState(mode, request);
+    if (mode != MemoryMode::kHeap) {
+      // The server's build is the ledger's: store Acquire() + BuildResponse().
+      EXPECT_EQ(costs[mode].build_allocs, ledger.ForMode(mode).build.allocs);
+    }
+  }
+  // heap: gRPC's DefaultMessageHolder puts the two top-level messages in its per-call
+  // arena, so the server's heap build is the ledger's (which news them) minus two.
+  EXPECT_EQ(costs[MemoryMode::kHeap].build_allocs, ledger.ForMode(MemoryMode::kHeap).build.allocs - 2);
+  EXPECT_GT(costs[MemoryMode::kHeap].build_allocs, costs[MemoryMode::kReuse].build_allocs);
+  EXPECT_GT(costs[MemoryMode::kReuse].build_allocs, costs[MemoryMode::kArena].build_allocs);
+  EXPECT_GE(costs[MemoryMode::kArena].build_allocs, costs[MemoryMode::kArenaPool].build_allocs);
+}
+
+// The headline: pooled arenas with a reused initial block, short strings, steady
+// state -- no allocation from AllocateMessages to Release, on the real RPC path.
+TEST(ServerStatsTest, ArenaPoolCompactMakesNoAllocationsInBuildAndRelease) {
+  ServerCosts c = MeasureSteadyState(MemoryMode::kArenaPool, NoStringRequest(v1::TEXT_PROFILE_COMPACT));
+  EXPECT_EQ(c.build_allocs, 0);
+  EXPECT_EQ(c.release_allocs, 0);
+  EXPECT_EQ(c.overflows, 0u) << "an arena outgrew its initial block";
+}
+
+TEST(ServerStatsTest, RealisticTextAllocatesOncePerLongStringOnArenaPool) {
+  v1::RecommendRequest request = NoStringRequest(v1::TEXT_PROFILE_REALISTIC);
+  Ledger ledger = MeasureLedger(request, LedgerOptions());
+  ServerCosts c = MeasureSteadyState(MemoryMode::kArenaPool, request);
+  EXPECT_EQ(c.build_allocs, ledger.ForMode(MemoryMode::kArenaPool).build.allocs);
+  EXPECT_GT(c.build_allocs, 0);
+  // Reset() frees what build allocated (the string payloads), nothing more.
+  EXPECT_EQ(c.release_allocs, 0);
+}
+
+TEST(ServerStatsTest, ResetStartsANewWindow) {
+  auto server = testing::StartTestServer(MemoryMode::kArena);
+  auto channel = testing::ChannelTo(*server);
+  v1::RecommendRequest good = MakeRequest(10, v1::TEXT_PROFILE_COMPACT);
+  v1::RecommendRequest bad = MakeRequest(kMaxItemCount + 1, v1::TEXT_PROFILE_COMPACT);
+  for (int i = 0; i < 3; ++i) ASSERT_TRUE(CallRaw(channel.get(), good).status.ok());
+  ASSERT_FALSE(CallRaw(channel.get(), bad).status.ok());
+  ASSERT_TRUE(testing::WaitForReleases(*server, absl::Seconds(10), 3));
+
+  v1::StatsSnapshot first = server->Stats(/*reset=*/true);
+  EXPECT_EQ(first.rpcs(), 3u);
+  EXPECT_EQ(first.rpc_errors(), 1u);
+  EXPECT_EQ(first.store().acquired(), 4u);  // the refused RPC had messages too
+  EXPECT_EQ(first.mode(), "arena");
+  EXPECT_GT(first.process_allocations().allocs(), first.build().allocations().allocs());
+  EXPECT_FALSE(first.grpc_version().empty());
+  EXPECT_FALSE(first.protobuf_version().empty());
+  EXPECT_GT(first.rss_bytes(), 0u);
+  EXPECT_GE(first.peak_rss_bytes(), first.rss_bytes());
+
+  v1::StatsSnapshot empty = server->Stats(/*reset=*/false);
+  EXPECT_EQ(empty.rpcs(), 0u);
+  EXPECT_EQ(empty.rpc_errors(), 0u);
+  EXPECT_EQ(empty.build().latency().count(), 0u);
+  EXPECT_EQ(empty.store().acquired(), 0u);
+  EXPECT_LT(empty.window_seconds(), first.window_seconds() + 60);
+
+  for (int i = 0; i < 2; ++i) ASSERT_TRUE(CallRaw(channel.get(), good).status.ok());
+  ASSERT_TRUE(testing::WaitForReleases(*server, absl::Seconds(10), 2));
+  v1::StatsSnapshot second = server->Stats(/*reset=*/false);
+  EXPECT_EQ(second.rpcs(), 2u);
+  EXPECT_EQ(second.store().released(), 2u);
+}
+
+TEST(ServerStatsTest, StatsRpcAnswersLikeTheInProcessCall) {
+  auto server = testing::StartTestServer(MemoryMode::kReuse);
+  auto channel = testing::ChannelTo(*server);
+  ASSERT_TRUE(CallRaw(channel.get(), MakeRequest(5, v1::TEXT_PROFILE_COMPACT)).status.ok());
+  auto stub = v1::ServerStats::NewStub(channel);
+  grpc::ClientContext context;
+  v1::GetStatsRequest request;
+  v1::StatsSnapshot snapshot;
+  ASSERT_TRUE(stub->GetStats(&context, request, &snapshot).ok());
+  EXPECT_EQ(snapshot.mode(), "reuse");
+  EXPECT_EQ(snapshot.rpcs(), 1u);
+  EXPECT_EQ(snapshot.pid(), getpid());
+}
+
+TEST(ServerStatsTest, WithoutMeasurementThePhasesStayEmpty) {
+  auto server = testing::StartTestServer(MemoryMode::kArenaPool, /*measure=*/false);
+  auto channel = testing::ChannelTo(*server);
+  ASSERT_TRUE(CallRaw(channel.get(), MakeRequest(5, v1::TEXT_PROFILE_COMPACT)).status.ok());
+  ASSERT_TRUE(testing::WaitForReleases(*server, absl::Seconds(10)));
+  v1::StatsSnapshot s = server->Stats(false);
+  EXPECT_EQ(s.rpcs(), 0u);  // counted by the measuring handler only
+  EXPECT_EQ(s.build().latency().count(), 0u);
+  EXPECT_EQ(s.serialize().latency().count(), 0u);
+  EXPECT_EQ(s.store().released(), 1u);  // the store still counts
+}
+
+}  // namespace
+}  // namespace reco

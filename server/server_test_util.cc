@@ -1,0 +1,80 @@
+// See server_test_util.h.
+#include "server/server_test_util.h"
+
+#include <thread>
+
+#include <grpcpp/generic/generic_stub.h>
+#include <gtest/gtest.h>
+
+#include "absl/strings/str_cat.h"
+#include "core/response_builder.h"
+
+namespace reco::testing {
+
+std::unique_ptr<RecoServer> StartTestServer(MemoryMode mode, bool measure) {
+  ServerOptions options;
+  options.listen = "127.0.0.1:0";
+  options.mode = mode;
+  options.measure_phases = measure;
+  auto server = RecoServer::Start(options);
+  EXPECT_TRUE(server.ok()) << server.status();
+  if (!server.ok()) return nullptr;
+  return std::move(*server);
+}
+
+std::shared_ptr<grpc::Channel> ChannelTo(const RecoServer& server) {
+  return grpc::CreateChannel(absl::StrCat("127.0.0.1:", server.port()), grpc::InsecureChannelCredentials());
+}
+
+RawReply CallRaw(grpc::Channel* channel, const v1::RecommendRequest& request, absl::Duration deadline) {
+  grpc::GenericStub stub(std::shared_ptr<grpc::Channel>(channel, [](grpc::Channel*) {}));
+  grpc::ClientContext context;
+  context.set_deadline(std::chrono::system_clock::now() + absl::ToChronoNanoseconds(deadline));
+  std::string payload = request.SerializeAsString();
+  grpc::Slice slice(payload);
+  grpc::ByteBuffer request_buffer(&slice, 1);
+  grpc::CompletionQueue cq;
+  auto call = stub.PrepareUnaryCall(&context, "/reco.v1.Recommender/Recommend", request_buffer, &cq);
+  call->StartCall();
+  grpc::ByteBuffer reply_buffer;
+  RawReply reply;
+  call->Finish(&reply_buffer, &reply.status, nullptr);
+  void* tag;
+  bool ok;
+  cq.Next(&tag, &ok);
+  cq.Shutdown();
+  while (cq.Next(&tag, &ok)) {
+  }
+  std::vector<grpc::Slice> slices;
+  if (reply.status.ok() && reply_buffer.Dump(&slices).ok()) {
+    for (const grpc::Slice& s : slices) reply.bytes.append(reinterpret_cast<const char*>(s.begin()), s.size());
+  }
+  return reply;
+}
+
+v1::RecommendRequest MakeRequest(uint32_t items, v1::TextProfile profile, uint64_t seed) {
+  v1::RecommendRequest request;
+  request.set_user_id("user-42");
+  request.set_item_count(items);
+  request.set_text_profile(profile);
+  request.set_seed(seed);
+  return request;
+}
+
+std::string ExpectedBytes(const v1::RecommendRequest& request) {
+  v1::RecommendResponse response;
+  BuildResponse(request, &response);
+  return response.SerializeAsString();
+}
+
+bool WaitForReleases(RecoServer& server, absl::Duration timeout, uint64_t release_count) {
+  absl::Time give_up = absl::Now() + timeout;
+  while (true) {
+    v1::StatsSnapshot s = server.Stats(/*reset=*/false);
+    if (s.store().in_use() == 0 && s.release().latency().count() >= release_count) return true;
+    if (absl::Now() > give_up) return false;
+    std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  }
+}
+
+}  // namespace reco::testing

@@ -1,0 +1,44 @@
+// Helpers for the server tests: an in-process RecoServer on 127.0.0.1:0 and a
+// client that returns the reply's raw wire bytes, so tests can compare bytes.
+#ifndef ARENA_GRPC_SERVER_SERVER_TEST_UTIL_H_
+#define ARENA_GRPC_SERVER_SERVER_TEST_UTIL_H_
+
+#include <memory>
+#include <string>
+
+#include <grpcpp/grpcpp.h>
+
+#include "absl/time/time.h"
+#include "proto/reco.grpc.pb.h"
+#include "proto/stats.grpc.pb.h"
+#include "server/reco_server.h"
+
+namespace reco::testing {
+
+// Starts a server in `mode` on 127.0.0.1:0; fails the test (and returns null) if it
+// cannot.
+std::unique_ptr<RecoServer> StartTestServer(MemoryMode mode, bool measure = true);
+
+std::shared_ptr<grpc::Channel> ChannelTo(const RecoServer& server);
+
+struct RawReply {
+  grpc::Status status;
+  std::string bytes;  // the reply message exactly as it came over the wire
+};
+// One Recommend call through a generic stub, within `deadline`.
+RawReply CallRaw(grpc::Channel* channel, const v1::RecommendRequest& request,
+                 absl::Duration deadline = absl::Seconds(10));
+
+v1::RecommendRequest MakeRequest(uint32_t items, v1::TextProfile profile, uint64_t seed = 1);
+
+// What the server must answer: BuildResponse's message, serialized.
+std::string ExpectedBytes(const v1::RecommendRequest& request);
+
+// Polls the server until its store has every lease back (in_use == 0) and, if
+// release_count is given, the release histogram holds that many samples; false
+// after `timeout`. gRPC releases a call's messages after the client has its reply.
+bool WaitForReleases(RecoServer& server, absl::Duration timeout, uint64_t release_count = 0);
+
+}  // namespace reco::testing
+
+#endif  // ARENA_GRPC_SERVER_SERVER_TEST_UTIL_H_
