@@ -5,7 +5,7 @@
 //   reco_bench [--benchmark_filter=REGEX] [--benchmark_min_time=SECONDS]
 //              [--benchmark_out=FILE --benchmark_out_format=json] [--help]
 //
-// Unlike Google Benchmark's default (0.5 s), each benchmark runs for at least 0.2 s
+// Unlike Google Benchmark's default (0.5 s), each benchmark runs for at least 0.1 s
 // unless --benchmark_min_time is given, so the full set stays a few minutes long.
 #include <cstring>
 #include <vector>
@@ -17,7 +17,7 @@
 #include "core/allocation_counter.h"
 
 int main(int argc, char** argv) {
-  static char kDefaultMinTime[] = "--benchmark_min_time=0.2";
+  static char kDefaultMinTime[] = "--benchmark_min_time=0.1";
   std::vector<char*> args(argv, argv + argc);
   bool min_time_given = false;
   for (char* arg : args) min_time_given |= std::strncmp(arg, "--benchmark_min_time", 20) == 0;
