@@ -1,0 +1,58 @@
+#!/usr/bin/env bash
+# reco_server and reco_probe as a user meets them: bad flags name the flag and exit
+# 2, a busy port names the port, SIGTERM shuts down cleanly with a summary, and the
+# probe tells SERVING from not.
+#   server_cli_test.sh RECO_SERVER RECO_PROBE
+set -uo pipefail
+server=$1 probe=$2
+tmp=$(mktemp -d)
+trap 'kill -KILL ${SERVER_PID:-} ${OTHER_PID:-} 2>/dev/null; rm -rf "$tmp"' EXIT
+. "$(dirname "$0")/server_test_lib.sh"
+
+# expect_bad_flag EXPECTED_RC TEXT FLAGS...: exits with EXPECTED_RC and says TEXT.
+expect_bad_flag() {
+  local want_rc=$1 text=$2
+  shift 2
+  "$server" "$@" >"$tmp/bad.out" 2>"$tmp/bad.err"
+  local rc=$?
+  [ "$rc" = "$want_rc" ] || fail "reco_server $* exited $rc, want $want_rc"
+  grep -q -- "$text" "$tmp/bad.err" || fail "reco_server $*: stderr lacks '$text': $(cat "$tmp/bad.err")"
+}
+expect_bad_flag 2 "--mode=bogus is not one of heap, reuse, arena, arena_pool" --mode=bogus --listen=127.0.0.1:0
+expect_bad_flag 2 "--max_idle=-1 is out of range" --max_idle=-1 --listen=127.0.0.1:0
+expect_bad_flag 2 "--max_concurrent_streams=0 is out of range" --max_concurrent_streams=0 --listen=127.0.0.1:0
+expect_bad_flag 2 "--listen=nonsense is not HOST:PORT" --listen=nonsense
+expect_bad_flag 2 "unexpected argument 'extra'" --listen=127.0.0.1:0 extra
+# absl rejects a value of the wrong type itself (exit 1), naming the flag.
+expect_bad_flag 1 "max_idle" --max_idle=lots --listen=127.0.0.1:0
+echo "ok: bad flags"
+
+start_server "$server" "$tmp/a" --mode heap
+OTHER_PID=$SERVER_PID
+busy_port=$SERVER_PORT
+"$server" --listen "127.0.0.1:$busy_port" >"$tmp/busy.out" 2>"$tmp/busy.err"
+rc=$?
+[ "$rc" != 0 ] || fail "a second server on busy port $busy_port exited 0"
+grep -q "cannot listen on 127.0.0.1:$busy_port" "$tmp/busy.err" || fail "busy port message: $(cat "$tmp/busy.err")"
+echo "ok: busy port $busy_port refused (exit $rc)"
+
+"$probe" --target "127.0.0.1:$busy_port" >"$tmp/probe.out" 2>&1 || fail "probe of a serving server: $(cat "$tmp/probe.out")"
+grep -q "is SERVING" "$tmp/probe.out" || fail "probe output: $(cat "$tmp/probe.out")"
+"$probe" --target "127.0.0.1:$busy_port" --service no.such.Service >"$tmp/probe.out" 2>&1 && fail "probe of an unknown service exited 0"
+stop_server
+[ "$SERVER_RC" = 0 ] || fail "reco_server exited $SERVER_RC on SIGTERM"
+grep -q "reco_server: stopped on signal 15" "$tmp/a.out" || fail "no stop line: $(cat "$tmp/a.out")"
+grep -q "^reco_server summary: mode=heap" "$tmp/a.out" || fail "no summary: $(cat "$tmp/a.out")"
+"$probe" --target "127.0.0.1:$busy_port" --deadline 500ms >"$tmp/probe.out" 2>&1 && fail "probe of a stopped server exited 0"
+grep -q "reco_probe: health check of 127.0.0.1:$busy_port failed" "$tmp/probe.out" || fail "probe message: $(cat "$tmp/probe.out")"
+echo "ok: probe, SIGTERM, summary"
+
+# SIGINT behaves like SIGTERM.
+start_server "$server" "$tmp/b" --mode arena_pool
+kill -INT "$SERVER_PID"
+wait "$SERVER_PID"
+rc=$?
+[ "$rc" = 0 ] || fail "reco_server exited $rc on SIGINT"
+grep -q "stopped on signal 2" "$tmp/b.out" || fail "SIGINT: $(cat "$tmp/b.out")"
+echo "ok: SIGINT"
+echo PASS

@@ -1,0 +1,204 @@
+// The Recommender service over real RPCs, in all four memory modes: the same bytes
+// everywhere, actionable errors, many clients at once, and messages always given
+// back -- answered, refused, cancelled or past their deadline.
+#include <gtest/gtest.h>
+
+#include <atomic>
+#include <thread>
+#include <vector>
+
+#include "core/response_builder.h"
+#include "server/health_check.h"
+#include "server/server_test_util.h"
+
+namespace reco {
+namespace {
+
+using testing::CallRaw;
+using testing::MakeRequest;
+
+std::vector<v1::RecommendRequest> SampleRequests() {
+  std::vector<v1::RecommendRequest> requests = {
+      MakeRequest(0, v1::TEXT_PROFILE_REALISTIC),  // 0 means the default, 200
+      MakeRequest(200, v1::TEXT_PROFILE_COMPACT),
+      MakeRequest(1, v1::TEXT_PROFILE_REALISTIC, 7),
+      MakeRequest(1000, v1::TEXT_PROFILE_REALISTIC, 99),
+  };
+  v1::RecommendRequest no_user = MakeRequest(30, v1::TEXT_PROFILE_COMPACT, 3);
+  no_user.clear_user_id();
+  requests.push_back(no_user);
+  return requests;
+}
+
+class ServerRpcTest : public ::testing::TestWithParam<MemoryMode> {};
+
+TEST_P(ServerRpcTest, AnswersWithTheBuildersBytes) {
+  auto server = testing::StartTestServer(GetParam());
+  ASSERT_NE(server, nullptr);
+  auto channel = testing::ChannelTo(*server);
+  for (const v1::RecommendRequest& request : SampleRequests()) {
+    testing::RawReply reply = CallRaw(channel.get(), request);
+    ASSERT_TRUE(reply.status.ok()) << reply.status.error_message();
+    // Byte for byte what BuildResponse gives on the heap, so identical across modes.
+    EXPECT_EQ(reply.bytes, testing::ExpectedBytes(request)) << request.ShortDebugString();
+  }
+}
+
+TEST_P(ServerRpcTest, RefusesBadRequestsWithTheLimitAndKeepsServing) {
+  auto server = testing::StartTestServer(GetParam());
+  ASSERT_NE(server, nullptr);
+  auto channel = testing::ChannelTo(*server);
+
+  testing::RawReply too_many = CallRaw(channel.get(), MakeRequest(kMaxItemCount + 1, v1::TEXT_PROFILE_COMPACT));
+  EXPECT_EQ(too_many.status.error_code(), grpc::StatusCode::INVALID_ARGUMENT);
+  EXPECT_NE(too_many.status.error_message().find("item_count is 10001"), std::string::npos)
+      << too_many.status.error_message();
+  EXPECT_NE(too_many.status.error_message().find("limit is 10000"), std::string::npos);
+
+  v1::RecommendRequest unknown_profile = MakeRequest(10, v1::TEXT_PROFILE_COMPACT);
+  unknown_profile.set_text_profile(static_cast<v1::TextProfile>(7));
+  testing::RawReply bad_profile = CallRaw(channel.get(), unknown_profile);
+  EXPECT_EQ(bad_profile.status.error_code(), grpc::StatusCode::INVALID_ARGUMENT);
+  EXPECT_NE(bad_profile.status.error_message().find("text_profile 7"), std::string::npos)
+      << bad_profile.status.error_message();
+
+  // Right after, the server answers normally.
+  v1::RecommendRequest good = MakeRequest(kMaxItemCount, v1::TEXT_PROFILE_COMPACT);
+  testing::RawReply ok = CallRaw(channel.get(), good);
+  ASSERT_TRUE(ok.status.ok()) << ok.status.error_message();
+  EXPECT_EQ(ok.bytes, testing::ExpectedBytes(good));
+
+  ASSERT_TRUE(testing::WaitForReleases(*server, absl::Seconds(10)));
+  v1::StatsSnapshot s = server->Stats(false);
+  EXPECT_EQ(s.rpcs(), 1u);
+  EXPECT_EQ(s.rpc_errors(), 2u);
+}
+
+TEST_P(ServerRpcTest, RefusesOversizedRequestsBeforeTheHandler) {
+  auto server = testing::StartTestServer(GetParam());
+  ASSERT_NE(server, nullptr);
+  auto channel = testing::ChannelTo(*server);
+  v1::RecommendRequest huge = MakeRequest(1, v1::TEXT_PROFILE_COMPACT);
+  huge.set_user_id(std::string(100 * 1024, 'u'));  // over the 64 KiB default cap
+  EXPECT_EQ(CallRaw(channel.get(), huge).status.error_code(), grpc::StatusCode::RESOURCE_EXHAUSTED);
+  EXPECT_TRUE(CallRaw(channel.get(), MakeRequest(1, v1::TEXT_PROFILE_COMPACT)).status.ok());
+}
+
+TEST_P(ServerRpcTest, ManyConcurrentClientsAllGetTheirOwnAnswers) {
+  auto server = testing::StartTestServer(GetParam());
+  ASSERT_NE(server, nullptr);
+  constexpr int kThreads = 8, kCallsPerThread = 25;
+  std::vector<v1::RecommendRequest> requests;
+  std::vector<std::string> expected;
+  for (int t = 0; t < kThreads; ++t) {
+    // Each thread its own seed and size, so a mixed-up response would show.
+    requests.push_back(MakeRequest(50 + 10 * t, t % 2 ? v1::TEXT_PROFILE_COMPACT : v1::TEXT_PROFILE_REALISTIC, t));
+    expected.push_back(testing::ExpectedBytes(requests.back()));
+  }
+  std::atomic<int> correct{0};
+  std::vector<std::thread> threads;
+  for (int t = 0; t < kThreads; ++t) {
+    threads.emplace_back([&, t] {
+      auto channel = testing::ChannelTo(*server);  // a connection per client
+      for (int i = 0; i < kCallsPerThread; ++i) {
+        testing::RawReply reply = CallRaw(channel.get(), requests[t]);
+        if (reply.status.ok() && reply.bytes == expected[t]) ++correct;
+      }
+    });
+  }
+  for (std::thread& t : threads) t.join();
+  EXPECT_EQ(correct.load(), kThreads * kCallsPerThread);
+  ASSERT_TRUE(testing::WaitForReleases(*server, absl::Seconds(10)));
+  v1::StatsSnapshot s = server->Stats(false);
+  EXPECT_EQ(s.rpcs(), static_cast<uint64_t>(kThreads * kCallsPerThread));
+  if (GetParam() != MemoryMode::kHeap) {
+    EXPECT_EQ(s.store().acquired(), s.store().released());
+    EXPECT_LE(s.store().idle(), MessageStoreOptions().max_idle);
+  }
+}
+
+TEST_P(ServerRpcTest, CancelledAndExpiredRpcsGiveTheirMessagesBack) {
+  auto server = testing::StartTestServer(GetParam());
+  ASSERT_NE(server, nullptr);
+  auto channel = testing::ChannelTo(*server);
+  // A large response that takes milliseconds to build and send, against a deadline
+  // too short for it: the client sees DEADLINE_EXCEEDED, the server must still
+  // release what it took.
+  v1::RecommendRequest big = MakeRequest(kMaxItemCount, v1::TEXT_PROFILE_REALISTIC);
+  int expired = 0;
+  for (int i = 0; i < 3; ++i) {
+    testing::RawReply reply = CallRaw(channel.get(), big, absl::Milliseconds(2));
+    if (reply.status.error_code() == grpc::StatusCode::DEADLINE_EXCEEDED) ++expired;
+  }
+  EXPECT_GT(expired, 0) << "no RPC ran out of time: the test proved nothing";
+
+  // Cancelled by the client while in flight.
+  std::vector<std::thread> cancellers;
+  for (int i = 0; i < 2; ++i) {
+    cancellers.emplace_back([&] {
+      grpc::ClientContext context;
+      auto stub = v1::Recommender::NewStub(channel);
+      v1::RecommendResponse response;
+      std::thread cancel([&] {
+        std::this_thread::sleep_for(std::chrono::milliseconds(1));
+        context.TryCancel();
+      });
+      grpc::Status status = stub->Recommend(&context, big, &response);
+      cancel.join();
+      (void)status;  // CANCELLED, or OK when the reply won the race
+    });
+  }
+  for (std::thread& t : cancellers) t.join();
+
+  ASSERT_TRUE(testing::WaitForReleases(*server, absl::Seconds(20)))
+      << "the store still has leases in use: a message holder was never released";
+  v1::StatsSnapshot s = server->Stats(false);
+  if (GetParam() != MemoryMode::kHeap) {
+    EXPECT_EQ(s.store().in_use(), 0u);
+    EXPECT_EQ(s.store().acquired(), s.store().released());
+  }
+  // And it still serves.
+  EXPECT_TRUE(CallRaw(channel.get(), MakeRequest(3, v1::TEXT_PROFILE_COMPACT)).status.ok());
+}
+
+TEST_P(ServerRpcTest, ShutdownFinishesRpcsInFlight) {
+  auto server = testing::StartTestServer(GetParam());
+  ASSERT_NE(server, nullptr);
+  auto channel = testing::ChannelTo(*server);
+  ASSERT_TRUE(CallRaw(channel.get(), MakeRequest(1, v1::TEXT_PROFILE_COMPACT)).status.ok());  // connected
+  const std::string target = "127.0.0.1:" + std::to_string(server->port());
+  ASSERT_EQ(CheckHealth(target, "", absl::Seconds(5)).value_or(HealthStatus::kUnknown), HealthStatus::kServing);
+
+  v1::RecommendRequest big = MakeRequest(kMaxItemCount, v1::TEXT_PROFILE_REALISTIC);
+  const std::string expected = testing::ExpectedBytes(big);
+  constexpr int kInFlight = 4;
+  std::atomic<int> completed{0};
+  std::vector<std::thread> clients;
+  for (int i = 0; i < kInFlight; ++i) {
+    clients.emplace_back([&] {
+      testing::RawReply reply = CallRaw(channel.get(), big, absl::Seconds(30));
+      if (reply.status.ok() && reply.bytes == expected) ++completed;
+    });
+  }
+  // Wait until the server has accepted all of them (each counted as it starts or is
+  // done), then shut down while some are still being built or sent.
+  absl::Time give_up = absl::Now() + absl::Seconds(20);
+  while (absl::Now() < give_up) {
+    v1::StatsSnapshot s = server->Stats(false);
+    if (s.rpcs() + s.store().in_use() >= static_cast<uint64_t>(kInFlight) + 1) break;
+    std::this_thread::sleep_for(std::chrono::microseconds(200));
+  }
+  server->Shutdown(absl::Seconds(20));
+  server->Wait();
+  for (std::thread& t : clients) t.join();
+  EXPECT_EQ(completed.load(), kInFlight);
+  EXPECT_FALSE(CheckHealth(target, "", absl::Milliseconds(500)).ok());
+}
+
+INSTANTIATE_TEST_SUITE_P(AllModes, ServerRpcTest, ::testing::ValuesIn(AllMemoryModes()),
+                         [](const ::testing::TestParamInfo<MemoryMode>& info) {
+                           return std::string(MemoryModeName(info.param));
+                         });
+
+}  // namespace
+}  // namespace reco
