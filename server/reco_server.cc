@@ -60,7 +60,7 @@ absl::StatusOr<std::unique_ptr<RecoServer>> RecoServer::Start(const ServerOption
   parts->options = options;
   PhaseRecorder* recorder = options.measure_phases ? &parts->recorder : nullptr;
 
-  parts->recommender = std::make_unique<RecommenderService>(recorder);
+  parts->recommender = std::make_unique<RecommenderService>(&parts->recorder, options.measure_phases);
   if (options.mode != MemoryMode::kHeap) {
     // heap is gRPC's default path: no allocator at all. The others put the messages
     // where the core library's MessageStore says.

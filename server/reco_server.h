@@ -54,7 +54,8 @@ struct ServerOptions {
   // docs/server.md); ResourceQuota::SetMaxThreads bounds sync-server threads only.
   int64_t resource_quota_bytes = 0;
   // Time the build, serialize and release phases (PhaseRecorder, SerializeTimer).
-  // false drops every per-RPC measurement: for measuring what measuring costs.
+  // false drops every per-RPC phase measurement (RPCs are still counted): for
+  // measuring what measuring costs.
   bool measure_phases = true;
 };
 

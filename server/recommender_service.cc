@@ -13,12 +13,12 @@ grpc::ServerUnaryReactor* RecommenderService::Recommend(grpc::CallbackServerCont
   PhaseClock clock;
   absl::Status valid = ValidateRequest(*request);
   if (!valid.ok()) {
-    if (recorder_ != nullptr) recorder_->CountRpc(false);
+    recorder_->CountRpc(false);
     reactor->Finish(grpc::Status(grpc::StatusCode::INVALID_ARGUMENT, std::string(valid.message())));
     return reactor;
   }
   BuildResponse(*request, response);
-  if (recorder_ != nullptr) {
+  if (measure_phases_) {
     PhaseSample build = clock.Elapsed();
     if (store_holders_) {
       // gRPC hands the handler our holder as the call's allocator state.
@@ -27,8 +27,8 @@ grpc::ServerUnaryReactor* RecommenderService::Recommend(grpc::CallbackServerCont
       holder->MarkAnswered();
     }
     recorder_->Record(Phase::kBuild, build);
-    recorder_->CountRpc(true);
   }
+  recorder_->CountRpc(true);
   // gRPC serializes the reply after this handler returns (see serialize_timer.h).
   reactor->Finish(grpc::Status::OK);
   return reactor;

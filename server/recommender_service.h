@@ -9,12 +9,12 @@
 // finishes. That is the point of the project: the memory mode is a deployment choice,
 // not a code change in the handler.
 //
-// Measurement (when a recorder is given): the handler times validate + build (plus
+// Measurement (with measure_phases): the handler times validate + build (plus
 // the holder's Acquire in allocator modes) as the build phase and counts OK and
 // refused RPCs; SerializeTimer and StoreMessageHolder measure the other two phases.
 //
 // Example:
-//   reco::RecommenderService service(&recorder);
+//   reco::RecommenderService service(&recorder, /*measure_phases=*/true);
 //   service.SetMessageAllocatorFor_Recommend(&allocator);   // not for heap
 //   service.UseStoreHolders(true);                           // same condition
 //   builder.RegisterService(&service);
@@ -31,8 +31,10 @@ namespace reco {
 
 class RecommenderService final : public v1::Recommender::CallbackService {
  public:
-  // recorder may be null: the handler then measures nothing.
-  explicit RecommenderService(PhaseRecorder* recorder) : recorder_(recorder) {}
+  // The handler always counts OK and refused RPCs in recorder; with measure_phases it
+  // also times the build phase.
+  RecommenderService(PhaseRecorder* recorder, bool measure_phases)
+      : recorder_(recorder), measure_phases_(measure_phases) {}
 
   // True when a StoreMessageAllocator is installed: the handler then reads the
   // holder's Acquire cost and marks the holder answered. Call before the server starts.
@@ -43,6 +45,7 @@ class RecommenderService final : public v1::Recommender::CallbackService {
 
  private:
   PhaseRecorder* const recorder_;
+  const bool measure_phases_;
   bool store_holders_ = false;
 };
 
