@@ -104,6 +104,9 @@ absl::Status ValidateLoadOptions(const LoadOptions& o) {
     return Bad("--items", absl::StrCat("must be from 0 to ", kMaxItemCount, " (0 means the service default, ",
                                        kDefaultItemCount, "), got ", o.items));
   }
+  if (o.variants < 1 || o.variants > 64) {
+    return Bad("--variants", absl::StrCat("must be from 1 to 64, got ", o.variants));
+  }
   if (o.verify_every < 1) return Bad("--verify_every", absl::StrCat("must be 1 or more, got ", o.verify_every));
   if (!(o.max_error_rate >= 0 && o.max_error_rate <= 1)) {
     return Bad("--max_error_rate", absl::StrCat("must be a fraction from 0 to 1, got ", o.max_error_rate));

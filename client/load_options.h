@@ -53,6 +53,9 @@ struct LoadOptions {
   uint32_t items = 200;
   v1::TextProfile profile = v1::TEXT_PROFILE_REALISTIC;
   uint64_t seed = 1;
+  // Distinct requests cycled through (user ids and seeds differ). 1 makes every
+  // RPC identical, so per-RPC server figures are exact integers.
+  int variants = 4;
   // Every response's item count is checked; one in `verify_every` (and each
   // thread's first of a window) is compared byte for byte with the builder's output.
   int verify_every = 64;

@@ -47,6 +47,7 @@ TEST(ValidateLoadOptions, NamesTheBadFlag) {
       {"--threads", [](LoadOptions* o) { o->threads = 0; }},
       {"--rate", [](LoadOptions* o) { o->rate = -5; }},
       {"--items", [](LoadOptions* o) { o->items = 10001; }},
+      {"--variants", [](LoadOptions* o) { o->variants = 0; }},
       {"--verify_every", [](LoadOptions* o) { o->verify_every = 0; }},
       {"--max_error_rate", [](LoadOptions* o) { o->max_error_rate = 2; }},
   };

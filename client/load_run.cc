@@ -1,6 +1,8 @@
 // See load_run.h.
 #include "client/load_run.h"
 
+#include <sys/resource.h>
+
 #include <memory>
 #include <thread>
 
@@ -17,6 +19,12 @@ namespace {
 // Above this p99 lag an open loop is not keeping its schedule: the rate asked for is
 // not the rate the server saw (the corrected latency still tells the truth).
 constexpr int64_t kLagWarningNanos = 10'000'000;
+
+double ProcessCpuSeconds() {
+  rusage u;
+  getrusage(RUSAGE_SELF, &u);
+  return u.ru_utime.tv_sec + u.ru_stime.tv_sec + (u.ru_utime.tv_usec + u.ru_stime.tv_usec) / 1e6;
+}
 
 // Sleeps until `until_ns` (monotonic), reporting progress every quarter second.
 void WaitUntil(int64_t until_ns, const std::function<void()>& tick) {
@@ -58,7 +66,23 @@ void AddWarnings(const RunReport& report, const TargetResult& t, std::vector<std
   }
 }
 
+v1::RecommendRequest RequestShape(const LoadOptions& options) {
+  v1::RecommendRequest shape;
+  shape.set_item_count(options.items);
+  shape.set_text_profile(options.profile);
+  shape.set_seed(options.seed);
+  return shape;
+}
+
 }  // namespace
+
+std::string GrpcFramedRequest(const LoadOptions& options) {
+  const RequestSet requests(RequestShape(options), 1);
+  const std::string body = requests.request_message(0).SerializeAsString();
+  std::string framed(5, '\0');
+  for (int i = 0; i < 4; ++i) framed[1 + i] = static_cast<char>((body.size() >> (8 * (3 - i))) & 0xff);
+  return framed + body;
+}
 
 absl::StatusOr<RunReport> RunLoad(const LoadOptions& options, const std::string& command_line,
                                   const ProgressSink& progress) {
@@ -69,11 +93,7 @@ absl::StatusOr<RunReport> RunLoad(const LoadOptions& options, const std::string&
   report.options = options;
   report.environment = RunEnvironment::Current(command_line);
 
-  v1::RecommendRequest shape;
-  shape.set_item_count(options.items);
-  shape.set_text_profile(options.profile);
-  shape.set_seed(options.seed);
-  const RequestSet requests(shape);
+  const RequestSet requests(RequestShape(options), options.variants);
 
   // Fail fast, before any load: every target must answer correctly.
   std::vector<std::unique_ptr<TargetLink>> links;
@@ -115,12 +135,15 @@ absl::StatusOr<RunReport> RunLoad(const LoadOptions& options, const std::string&
       WaitUntil(plan.measure_start_ns, tick);
       absl::StatusOr<v1::StatsSnapshot> before;
       if (has_stats[ti]) before = link.Snapshot(options.probe_deadline);
+      const double cpu_start = ProcessCpuSeconds();
       WaitUntil(plan.measure_end_ns, tick);
+      const double cpu_end = ProcessCpuSeconds();
       absl::StatusOr<v1::StatsSnapshot> after;
       if (has_stats[ti]) after = link.Snapshot(options.probe_deadline);
       RoundResult r;
       r.round = round;
       r.client = driver.Join();
+      r.client.client_cpu_seconds = cpu_end - cpu_start;
       if (!has_stats[ti]) {
         r.server = UnavailableServerWindow(stats_note[ti]);
       } else if (!before.ok() || !after.ok()) {

@@ -37,12 +37,15 @@ ABSL_FLAG(std::string, rate, "", "Requests per second: an open loop at a constan
 ABSL_FLAG(int64_t, items, 200, "Items per response, 0 to 10000 (0: the service default, 200).");
 ABSL_FLAG(std::string, profile, "realistic", "Text profile: 'realistic' or 'compact' (every string <= 15 bytes).");
 ABSL_FLAG(uint64_t, seed, 1, "Seed of the requests' content.");
+ABSL_FLAG(int32_t, variants, 4, "Distinct requests (user ids, seeds) cycled through, 1 to 64.");
 ABSL_FLAG(int32_t, verify_every, 64, "Compare one response in this many byte for byte with the builder's.");
 ABSL_FLAG(double, max_error_rate, 0, "Fail (exit 4) when errors exceed this fraction of requests.");
 ABSL_FLAG(std::string, probe_deadline, "3s", "How long each target may take to answer the probe before any load.");
 ABSL_FLAG(std::string, json, "", "Write the full report as JSON to this file.");
 ABSL_FLAG(std::string, csv, "", "Write the figures as CSV (one row per target and round) to this file.");
 ABSL_FLAG(std::string, html, "", "Write a self-contained HTML report (inline SVG charts) to this file.");
+ABSL_FLAG(std::string, write_request, "",
+          "Write the first request of the run, gRPC-framed (for h2load -d), to this file and exit without load.");
 ABSL_FLAG(bool, quiet, false, "No progress line on stderr (it is shown only on a terminal anyway).");
 
 namespace {
@@ -86,6 +89,7 @@ absl::StatusOr<reco::LoadOptions> OptionsFromFlags(const std::vector<std::string
   }
   o.seed = absl::GetFlag(FLAGS_seed);
   o.verify_every = absl::GetFlag(FLAGS_verify_every);
+  o.variants = absl::GetFlag(FLAGS_variants);
   o.max_error_rate = absl::GetFlag(FLAGS_max_error_rate);
   absl::Status valid = reco::ValidateLoadOptions(o);
   if (!valid.ok()) return valid;
@@ -106,6 +110,10 @@ int main(int argc, char** argv) {
   absl::StatusOr<reco::LoadOptions> options = OptionsFromFlags(target_values);
   if (!options.ok()) return Fail(2, absl::StrCat(options.status().message(), " (see --help)"));
 
+  if (!absl::GetFlag(FLAGS_write_request).empty()) {
+    absl::Status written = reco::WriteFile(absl::GetFlag(FLAGS_write_request), reco::GrpcFramedRequest(*options));
+    return written.ok() ? 0 : Fail(5, std::string(written.message()));
+  }
   const bool show_progress = !absl::GetFlag(FLAGS_quiet) && isatty(STDERR_FILENO);
   reco::ProgressSink progress;
   if (show_progress) {

@@ -55,6 +55,8 @@ std::vector<Figure> ReportFigures(const LoadOptions& options) {
                        [](const WindowStats& c) { return c.schedule_lag.max() / kMs; }));
     f.push_back(Client("unsent", "scheduled, never sent", 0, [](const WindowStats& c) { return c.unsent; }));
   }
+  f.push_back(Client("client_cpu_us_per_response", "client CPU/response (us)", 1,
+                     [](const WindowStats& c) { return c.client_cpu_micros_per_response(); }));
   f.push_back(Client("errors", "errors", 0, [](const WindowStats& c) { return c.errors(); }));
   f.push_back(Client("received_mib_per_second", "received (MiB/s)", 1,
                      [](const WindowStats& c) { return c.seconds > 0 ? c.response_bytes / kMiB / c.seconds : 0.0; }));

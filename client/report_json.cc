@@ -132,6 +132,7 @@ std::string RenderJson(const RunReport& report) {
         {"items", o.items ? o.items : kDefaultItemCount},
         {"profile", std::string(TextProfileName(o.profile))},
         {"seed", o.seed},
+        {"variants", o.variants},
         {"verify_every", o.verify_every},
         {"max_error_rate", o.max_error_rate}}},
       {"environment",

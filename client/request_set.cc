@@ -12,9 +12,9 @@
 
 namespace reco {
 
-RequestSet::RequestSet(const v1::RecommendRequest& shape) {
+RequestSet::RequestSet(const v1::RecommendRequest& shape, int variants) {
   expected_items_ = EffectiveItemCount(shape);
-  for (int i = 0; i < kVariants; ++i) {
+  for (int i = 0; i < variants; ++i) {
     v1::RecommendRequest req = shape;
     req.set_user_id(absl::StrCat("load-user-", i));
     req.set_seed(shape.seed() + static_cast<uint64_t>(i));

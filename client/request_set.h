@@ -1,7 +1,7 @@
 // RequestSet: the few requests a load run sends, already serialized, with the exact
 // bytes a correct server answers to each; and the per-response checks.
 //
-// A run cycles through kVariants requests (different user ids and seeds, same item
+// A run cycles through `variants` requests (different user ids and seeds, same item
 // count and profile). Their expected responses are built once, up front, with core's
 // BuildResponse -- the builder the server runs -- so checking a response needs no
 // building in the hot path:
@@ -11,7 +11,7 @@
 //     a sample, because it touches every byte.
 //
 // Example:
-//   reco::RequestSet set(request_template);        // items, profile, seed
+//   reco::RequestSet set(request_template, 4);     // items, profile, seed; 4 variants
 //   grpc::ByteBuffer req = set.request(i);          // send this
 //   ... on reply `bytes` ...
 //   set.CountItems(&bytes) == set.expected_items()  // true for a correct server
@@ -34,10 +34,9 @@ namespace reco {
 
 class RequestSet {
  public:
-  static constexpr int kVariants = 4;
-
-  // `shape` gives item_count, text_profile and seed; user ids are made up per variant.
-  explicit RequestSet(const v1::RecommendRequest& shape);
+  // `shape` gives item_count, text_profile and seed; user ids are made up per
+  // variant, and variant i uses seed + i.
+  RequestSet(const v1::RecommendRequest& shape, int variants);
 
   int size() const { return static_cast<int>(requests_.size()); }
   const v1::RecommendRequest& request_message(int i) const { return messages_[i]; }

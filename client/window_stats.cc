@@ -7,6 +7,7 @@ namespace reco {
 
 void WindowStats::Merge(const WindowStats& o) {
   seconds += o.seconds;
+  client_cpu_seconds += o.client_cpu_seconds;
   latency.Merge(o.latency);
   latency_uncorrected.Merge(o.latency_uncorrected);
   schedule_lag.Merge(o.schedule_lag);

@@ -31,6 +31,9 @@ struct WindowStats {
   static constexpr int kStatusCodes = 17;
 
   double seconds = 0;  // measured time covered (sum over merged windows)
+  // CPU time (user + system) of the whole client process during the window: how much
+  // of a shared machine the client itself took from the server.
+  double client_cpu_seconds = 0;
   // Latency of OK responses. Closed loop: from the send. Open loop: from the time the
   // request was SCHEDULED to be sent (coordinated omission corrected, as wrk2 does).
   LatencyHistogram latency;
@@ -57,6 +60,7 @@ struct WindowStats {
   uint64_t errors() const { return status_errors() + wrong_item_count + wrong_content; }
   double error_rate() const { return completed ? static_cast<double>(errors()) / completed : 0.0; }
   double qps() const { return seconds > 0 ? ok / seconds : 0.0; }
+  double client_cpu_micros_per_response() const { return completed ? client_cpu_seconds * 1e6 / completed : 0.0; }
   double sent_per_second() const { return seconds > 0 ? sent / seconds : 0.0; }
 };
 

@@ -1,0 +1,67 @@
+#!/usr/bin/env bash
+# Compares reco_load with h2load (nghttp2-client), a third-party HTTP/2 load tool,
+# against the same reco_server at the same concurrency: both closed loops with
+# CONNECTIONS connections and CONCURRENCY requests in flight in all, alternating
+# h2load and reco_load ROUNDS times so machine noise hits both. Prints each run's
+# req/s, the medians and their ratio (reco_load / h2load).
+#
+#   client/compare_h2load.sh [BUILD_DIR]    (default: build)
+#   env: MODE=heap DURATION=8 ROUNDS=3 CONCURRENCY=16 CONNECTIONS=2 ITEMS=200
+#
+# h2load counts every HTTP 200 as a success, gRPC errors included: the script checks
+# the bytes it received per request against the response size instead.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+build=${1:-build}
+mode=${MODE:-heap} seconds=${DURATION:-8} rounds=${ROUNDS:-3}
+concurrency=${CONCURRENCY:-16} connections=${CONNECTIONS:-2} items=${ITEMS:-200}
+[ $((concurrency % connections)) -eq 0 ] || { echo "CONCURRENCY must be a multiple of CONNECTIONS" >&2; exit 2; }
+command -v h2load >/dev/null || { echo "h2load is not installed (package nghttp2-client; scripts/setup.sh)" >&2; exit 1; }
+for bin in "$build/server/reco_server" "$build/client/reco_load"; do
+  [ -x "$bin" ] || { echo "$bin is missing: run scripts/build.sh first" >&2; exit 1; }
+done
+
+work=$(mktemp -d)
+server_pid=""
+cleanup() {
+  [ -n "$server_pid" ] && kill -TERM "$server_pid" 2>/dev/null && wait "$server_pid" 2>/dev/null
+  rm -rf "$work"
+}
+trap cleanup EXIT
+
+"$build/server/reco_server" --listen 127.0.0.1:0 --mode "$mode" >"$work/server.log" 2>&1 &
+server_pid=$!
+for _ in $(seq 100); do grep -q "listening on" "$work/server.log" && break; sleep 0.1; done
+port=$(sed -n 's/.*listening on 127\.0\.0\.1:\([0-9]*\).*/\1/p' "$work/server.log")
+[ -n "$port" ] || { echo "reco_server did not start:"; cat "$work/server.log"; exit 1; } >&2
+
+"$build/client/reco_load" --target "x=127.0.0.1:$port" --items "$items" --write_request "$work/req.bin"
+per_conn=$((concurrency / connections))
+h2_cmd=(h2load -D "$seconds" --warm-up-time 1 -c "$connections" -m "$per_conn" -d "$work/req.bin"
+        -H 'content-type: application/grpc' -H 'te: trailers' "http://127.0.0.1:$port/reco.v1.Recommender/Recommend")
+rl_cmd=("$build/client/reco_load" --target "$mode=127.0.0.1:$port" --duration "$seconds" --warmup 1 --rounds 1
+        --concurrency "$concurrency" --connections "$connections" --items "$items" --quiet --json "$work/rl.json")
+echo "machine: $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2- | sed 's/^ //'), $(nproc) CPUs"
+echo "h2load:    ${h2_cmd[*]}"
+echo "reco_load: ${rl_cmd[*]}"
+h2_rates=() rl_rates=()
+for round in $(seq "$rounds"); do
+  out=$("${h2_cmd[@]}" 2>&1)
+  rate=$(sed -n 's/^finished in [^,]*, \([0-9.]*\) req\/s.*/\1/p' <<<"$out")
+  done_n=$(sed -n 's/^requests: .* \([0-9]*\) succeeded.*/\1/p' <<<"$out")
+  data=$(sed -n 's/^traffic: .*, \([0-9.]*[KMG]*B\) (\([0-9]*\)) data.*/\2/p' <<<"$out")
+  if [ -z "$rate" ] || [ -z "$done_n" ] || [ "$done_n" -eq 0 ] || [ $((data / done_n)) -lt 1000 ]; then
+    echo "h2load run failed or received too little per request:"; echo "$out"; exit 1
+  fi
+  rl_out=$("${rl_cmd[@]}")
+  rl_rate=$(/usr/bin/python3 -c 'import json,sys; print(round(json.load(open(sys.argv[1]))["targets"][0]["figures"]["qps"], 2))' "$work/rl.json")
+  echo "round $round: h2load $rate req/s ($((data / done_n)) bytes/request); reco_load $rl_rate req/s"
+  h2_rates+=("$rate") rl_rates+=("$rl_rate")
+done
+/usr/bin/python3 - "${h2_rates[*]}" "${rl_rates[*]}" <<'PY'
+import statistics, sys
+h2 = [float(x) for x in sys.argv[1].split()]
+rl = [float(x) for x in sys.argv[2].split()]
+mh, mr = statistics.median(h2), statistics.median(rl)
+print(f"median req/s: h2load {mh:.0f}, reco_load {mr:.0f}; ratio reco_load/h2load = {mr / mh:.2f}")
+PY

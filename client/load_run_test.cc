@@ -1,0 +1,177 @@
+// reco_load's run against real in-process servers (server/reco_server.h) on
+// 127.0.0.1:0. Short, bounded windows; figures are checked for consistency and
+// against the servers' own stats, never for speed.
+#include "client/load_run.h"
+
+#include "core/message_store.h"
+#include "gtest/gtest.h"
+#include "server/reco_server.h"
+
+namespace reco {
+namespace {
+
+std::unique_ptr<RecoServer> StartServer(MemoryMode mode) {
+  ServerOptions o;
+  o.listen = "127.0.0.1:0";
+  o.mode = mode;
+  absl::StatusOr<std::unique_ptr<RecoServer>> s = RecoServer::Start(o);
+  EXPECT_TRUE(s.ok()) << s.status();
+  return s.ok() ? std::move(*s) : nullptr;
+}
+
+TargetSpec SpecFor(const char* name, const RecoServer& s) { return {name, "127.0.0.1:" + std::to_string(s.port())}; }
+
+LoadOptions ShortRun() {
+  LoadOptions o;
+  o.warmup = absl::Milliseconds(300);
+  o.duration = absl::Milliseconds(1000);
+  o.rounds = 2;
+  o.concurrency = 4;
+  o.connections = 2;
+  o.items = 50;
+  o.probe_deadline = absl::Seconds(5);
+  return o;
+}
+
+void ExpectOrderedPercentiles(const LatencyHistogram& h) {
+  EXPECT_GT(h.count(), 0u);
+  EXPECT_LE(h.Percentile(50), h.Percentile(90));
+  EXPECT_LE(h.Percentile(90), h.Percentile(99));
+  EXPECT_LE(h.Percentile(99), h.Percentile(99.9));
+  EXPECT_LE(h.Percentile(99.9), h.max());
+  EXPECT_GT(h.Percentile(50), 0u);
+}
+
+TEST(ClientLoadRun, ClosedLoopAgainstRealServersMatchesTheirOwnStats) {
+  std::unique_ptr<RecoServer> heap = StartServer(MemoryMode::kHeap);
+  std::unique_ptr<RecoServer> pool = StartServer(MemoryMode::kArenaPool);
+  ASSERT_TRUE(heap && pool);
+  LoadOptions o = ShortRun();
+  o.targets = {SpecFor("heap", *heap), SpecFor("arena_pool", *pool)};
+  // One request variant: every RPC is identical, so per-RPC server figures are exact.
+  o.variants = 1;
+  absl::StatusOr<RunReport> report = RunLoad(o, "test", nullptr);
+  ASSERT_TRUE(report.ok()) << report.status();
+  ASSERT_EQ(report->targets.size(), 2u);
+
+  RecoServer* servers[] = {heap.get(), pool.get()};
+  for (int i = 0; i < 2; ++i) {
+    const TargetResult& t = report->targets[i];
+    SCOPED_TRACE(t.spec.name);
+    ASSERT_EQ(t.rounds.size(), 2u);
+    EXPECT_GT(t.client.qps(), 0);
+    EXPECT_EQ(t.client.errors(), 0u);
+    EXPECT_EQ(t.client.ok, t.client.completed);
+    EXPECT_GT(t.client.verified, 0u);
+    ExpectOrderedPercentiles(t.client.latency);
+
+    // The server side: the report's windows against the server's own totals.
+    ASSERT_TRUE(t.server.available) << t.server.note;
+    v1::StatsSnapshot own = servers[i]->Stats(/*reset=*/false);
+    EXPECT_EQ(t.server.mode, own.mode());
+    EXPECT_GT(t.server.rpcs, 0u);
+    EXPECT_LE(t.server.rpcs, own.rpcs());
+    // Each window's RPCs are near what the client counted in it (the edges differ
+    // by at most the requests in flight, plus the snapshot calls' own timing).
+    for (const RoundResult& r : t.rounds) {
+      EXPECT_NEAR(static_cast<double>(r.server.rpcs), static_cast<double>(r.client.ok),
+                  0.2 * static_cast<double>(r.client.ok) + 2 * o.concurrency);
+    }
+    const double own_build_per_rpc = static_cast<double>(own.build().allocations().allocs()) / own.rpcs();
+    const double build_per_rpc = t.server.PerRpc(t.server.build.allocations.allocs);
+    // Identical RPCs make identical allocations; only the server's first RPCs (pools
+    // filling) differ, and they are diluted in its totals.
+    EXPECT_NEAR(build_per_rpc, own_build_per_rpc, 0.01 * own_build_per_rpc + 0.5);
+    EXPECT_NEAR(t.server.PerRpc(t.server.release.allocations.frees),
+                static_cast<double>(own.release().allocations().frees()) / own.rpcs(),
+                0.01 * static_cast<double>(own.release().allocations().frees()) / own.rpcs() + 0.5);
+    EXPECT_GT(t.server.PerRpc(t.server.process.allocs), build_per_rpc);
+    EXPECT_GT(t.server.cpu_user_seconds + t.server.cpu_system_seconds, 0);
+    EXPECT_GT(t.server.rss_bytes, 0u);
+
+    if (i == 0) {
+      // The heap mode has no pools: every identical RPC makes exactly the same
+      // allocations, so the window's figure and the server's lifetime figure are
+      // the same whole number.
+      EXPECT_DOUBLE_EQ(build_per_rpc, own_build_per_rpc);
+      EXPECT_DOUBLE_EQ(build_per_rpc, static_cast<double>(static_cast<uint64_t>(build_per_rpc)));
+      EXPECT_GT(build_per_rpc, 100);
+    }
+  }
+  // The heap allocates several times what the pooled arena does to build a response.
+  EXPECT_GT(report->targets[0].server.PerRpc(report->targets[0].server.build.allocations.allocs),
+            2 * report->targets[1].server.PerRpc(report->targets[1].server.build.allocations.allocs));
+}
+
+TEST(ClientLoadRun, OpenLoopSendsAtTheAskedRateAndReportsLag) {
+  std::unique_ptr<RecoServer> server = StartServer(MemoryMode::kArena);
+  ASSERT_TRUE(server);
+  LoadOptions o = ShortRun();
+  o.targets = {SpecFor("arena", *server)};
+  o.rounds = 1;
+  o.rate = 200;
+  o.duration = absl::Seconds(2);
+  o.concurrency = 32;
+  o.items = 10;
+  absl::StatusOr<RunReport> report = RunLoad(o, "test", nullptr);
+  ASSERT_TRUE(report.ok()) << report.status();
+  const WindowStats& c = report->targets[0].client;
+  // 200 req/s over 2 s: 400 requests are due in the window; count them, not time them.
+  EXPECT_NEAR(static_cast<double>(c.scheduled), 400, 1);
+  EXPECT_NEAR(static_cast<double>(c.sent), 400, 0.03 * 400);
+  EXPECT_EQ(c.unsent, 0u);
+  EXPECT_EQ(c.errors(), 0u);
+  EXPECT_EQ(c.schedule_lag.count(), c.scheduled);
+  ExpectOrderedPercentiles(c.latency);
+  // Timed from the schedule, a request is never faster than timed from its send.
+  EXPECT_EQ(c.latency.count(), c.latency_uncorrected.count());
+  EXPECT_GE(c.latency.mean(), c.latency_uncorrected.mean());
+  EXPECT_GE(c.latency.max(), c.latency_uncorrected.max());
+}
+
+TEST(ClientLoadRun, OpenLoopThatFallsBehindSaysSo) {
+  std::unique_ptr<RecoServer> server = StartServer(MemoryMode::kHeap);
+  ASSERT_TRUE(server);
+  LoadOptions o = ShortRun();
+  o.targets = {SpecFor("heap", *server)};
+  o.rounds = 1;
+  o.warmup = absl::ZeroDuration();
+  o.duration = absl::Milliseconds(500);
+  // One request in flight at a time cannot carry 20,000 of them per second.
+  o.rate = 20000;
+  o.concurrency = 1;
+  o.items = 1000;
+  absl::StatusOr<RunReport> report = RunLoad(o, "test", nullptr);
+  ASSERT_TRUE(report.ok()) << report.status();
+  const WindowStats& c = report->targets[0].client;
+  EXPECT_EQ(c.scheduled, 10000u);
+  EXPECT_GT(c.unsent, 0u);
+  EXPECT_GT(c.schedule_lag.max(), 10'000'000u);
+  ASSERT_FALSE(report->warnings.empty());
+  EXPECT_NE(report->warnings[0].find("fell behind its schedule"), std::string::npos) << report->warnings[0];
+}
+
+TEST(ClientLoadRun, UnreachableTargetFailsBeforeAnyLoad) {
+  std::unique_ptr<RecoServer> server = StartServer(MemoryMode::kHeap);
+  ASSERT_TRUE(server);
+  const int closed_port = [] {
+    auto probe = StartServer(MemoryMode::kHeap);  // a port that was free, now closed again
+    int port = probe->port();
+    probe->Shutdown(absl::ZeroDuration());
+    probe->Wait();
+    return port;
+  }();
+  LoadOptions o = ShortRun();
+  o.targets = {SpecFor("heap", *server), {"gone", "127.0.0.1:" + std::to_string(closed_port)}};
+  o.probe_deadline = absl::Seconds(2);
+  absl::StatusOr<RunReport> report = RunLoad(o, "test", nullptr);
+  ASSERT_FALSE(report.ok());
+  EXPECT_EQ(report.status().code(), absl::StatusCode::kUnavailable);
+  EXPECT_NE(report.status().message().find("gone"), std::string::npos) << report.status();
+  EXPECT_NE(report.status().message().find("unreachable"), std::string::npos) << report.status();
+  // The reachable target saw only the probe: one Recommend per connection.
+  EXPECT_EQ(server->Stats(false).rpcs(), static_cast<uint64_t>(o.connections));
+}
+
+}  // namespace
+}  // namespace reco
