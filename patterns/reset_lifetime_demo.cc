@@ -2,7 +2,7 @@
 // ON PURPOSE -- to show when AddressSanitizer can see it. Not a test: the read is
 // undefined behaviour. Build it with -fsanitize=address and run it both ways:
 //
-//   build-asan/patterns/patterns_reset_lifetime_demo               # no report: prints stale data
+//   build-asan/patterns/patterns_reset_lifetime_demo              # no report: prints stale data
 //   build-asan/patterns/patterns_reset_lifetime_demo --overflow    # heap-use-after-free
 //
 // Without --overflow the message lived in the arena's initial block, which Reset()
