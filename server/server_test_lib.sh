@@ -8,11 +8,14 @@ fail() { echo "FAIL: $*" >&2; exit 1; }
 start_server() {
   local bin=$1 log=$2
   shift 2
+  # Remove the old log first: the shell may not have truncated it yet when the loop
+  # below reads it, and a stale line would give a dead server's port.
+  rm -f "$log.out" "$log.err"
   "$bin" --listen 127.0.0.1:0 "$@" >"$log.out" 2>"$log.err" &
   SERVER_PID=$!
   SERVER_PORT=
   for _ in $(seq 100); do
-    SERVER_PORT=$(sed -n 's/^reco_server: listening on 127\.0\.0\.1:\([0-9][0-9]*\) mode=.*$/\1/p' "$log.out")
+    SERVER_PORT=$(sed -n 's/^reco_server: listening on 127\.0\.0\.1:\([0-9][0-9]*\) mode=.*$/\1/p' "$log.out" 2>/dev/null)
     [ -n "$SERVER_PORT" ] && return 0
     kill -0 "$SERVER_PID" 2>/dev/null || fail "reco_server exited early: $(cat "$log.err")"
     sleep 0.1
