@@ -27,6 +27,16 @@ expect_bad_flag 2 "unexpected argument 'extra'" --listen=127.0.0.1:0 extra
 expect_bad_flag 1 "max_idle" --max_idle=lots --listen=127.0.0.1:0
 echo "ok: bad flags"
 
+# absl exits 1 after printing help; what matters is the text.
+"$server" --help >"$tmp/help.out" 2>&1
+for flag in --listen --mode --max_idle --initial_block_bytes --max_receive_message_bytes --max_concurrent_streams \
+            --resource_quota_bytes --measure --shutdown_deadline; do
+  grep -q -- "$flag " "$tmp/help.out" || fail "--help does not describe $flag"
+done
+"$probe" --help >"$tmp/probe_help.out" 2>&1
+grep -q -- "--target " "$tmp/probe_help.out" || fail "reco_probe --help does not describe --target"
+echo "ok: --help"
+
 start_server "$server" "$tmp/a" --mode heap
 OTHER_PID=$SERVER_PID
 busy_port=$SERVER_PORT
