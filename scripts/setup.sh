@@ -13,6 +13,10 @@ packages=(
   # tests and cross-checks: valgrind counts allocations independently; h2load is a
   # third-party HTTP/2 client; Debian's python3 runs the test scripts
   valgrind nghttp2-client python3
+  # tests/hostile: raw HTTP/2 frames (truncated gRPC frames, wrong content type)
+  python3-h2
+  # scripts/fuzz.sh: clang and its libFuzzer/ASan runtimes
+  clang libclang-rt-14-dev
 )
 missing=()
 for p in "${packages[@]}"; do

@@ -1,0 +1,138 @@
+// Broken gRPC traffic below the gRPC client library: raw HTTP/2 frames sent by
+// raw_http2_client.py (python3-h2) -- a gRPC frame shorter than its length prefix,
+// the wrong content type, a compressed flag with no encoding, a request over the
+// size cap, a stream reset halfway, connections dropped mid-request and
+// mid-response, and bytes that are not HTTP/2 at all. Each case's answer is checked,
+// and afterwards the in-process server is whole (hostile_server.h).
+#include <cstdio>
+#include <string>
+
+#include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/escaping.h"
+#include "core/response_builder.h"
+#include "tests/hostile/hostile_server.h"
+
+namespace reco::hostile {
+namespace {
+
+// Runs the raw client for one case and returns its JSON report.
+nlohmann::json RunRawClient(int port, const std::string& which) {
+  std::string command = absl::StrCat("/usr/bin/python3 ", RECO_RAW_HTTP2_CLIENT, " ", port, " ", which);
+  FILE* pipe = popen(command.c_str(), "r");
+  if (pipe == nullptr) return nlohmann::json();
+  std::string out;
+  char buf[4096];
+  while (size_t n = fread(buf, 1, sizeof buf, pipe)) out.append(buf, n);
+  int rc = pclose(pipe);
+  EXPECT_EQ(rc, 0) << command << " printed: " << out;
+  if (out.empty()) return nlohmann::json::object();  // abrupt_close_mid_response prints nothing
+  return nlohmann::json::parse(out, nullptr, /*allow_exceptions=*/false);
+}
+
+// What the raw client's fixed valid request must get back.
+std::string ExpectedForRawClient() {
+  v1::RecommendRequest r;
+  r.set_user_id("raw-client");
+  r.set_item_count(5);
+  r.set_text_profile(v1::TEXT_PROFILE_COMPACT);
+  r.set_seed(9);
+  return ExpectedBytes(r);
+}
+
+class HostileRawHttp2Test : public ::testing::TestWithParam<MemoryMode> {
+ protected:
+  void SetUp() override {
+    server_ = StartServer(GetParam());
+    ASSERT_NE(server_, nullptr);
+    channel_ = ChannelTo(*server_);
+  }
+  nlohmann::json Run(const std::string& which) { return RunRawClient(server_->port(), which); }
+  int GrpcStatus(const nlohmann::json& j) { return j.value("grpc_status", nlohmann::json(-1)).is_number() ? j["grpc_status"].get<int>() : -1; }
+
+  std::unique_ptr<RecoServer> server_;
+  std::shared_ptr<grpc::Channel> channel_;
+};
+
+TEST_P(HostileRawHttp2Test, ValidRequestOverRawHttp2IsServedExactly) {
+  // The control case: the raw client itself speaks correct gRPC.
+  nlohmann::json j = Run("valid");
+  EXPECT_EQ(GrpcStatus(j), 0) << j.dump();
+  EXPECT_EQ(j.value("message_hex", ""), absl::BytesToHexString(ExpectedForRawClient()));
+  ExpectWhole(*server_, channel_.get(), "a raw valid request");
+}
+
+TEST_P(HostileRawHttp2Test, WrongContentTypeIsRefusedOrServedExactly) {
+  nlohmann::json j = Run("wrong_content_type");
+  // gRPC 1.51 logs "Error parsing metadata: ... key=content-type value=text/plain"
+  // and then serves the call anyway. Either a refusal or the exact reply is sound;
+  // anything else (a wrong reply, a hang) is not.
+  bool refused = j.value("http_status", "") == "415" || GrpcStatus(j) > 0;
+  bool served = GrpcStatus(j) == 0 && j.value("message_hex", "") == absl::BytesToHexString(ExpectedForRawClient());
+  EXPECT_TRUE(refused || served) << j.dump();
+  ExpectWhole(*server_, channel_.get(), "a wrong content type");
+}
+
+TEST_P(HostileRawHttp2Test, TruncatedGrpcFrameIsRefused) {
+  nlohmann::json j = Run("truncated_frame");
+  EXPECT_GT(GrpcStatus(j), 0) << j.dump();
+  EXPECT_EQ(j.value("message_hex", ""), "") << j.dump();
+  ExpectWhole(*server_, channel_.get(), "a truncated gRPC frame");
+}
+
+TEST_P(HostileRawHttp2Test, MalformedProtobufIsRefused) {
+  nlohmann::json j = Run("malformed_protobuf");
+  // UNIMPLEMENTED, empty message: gRPC 1.51's callback API on a request it cannot
+  // parse (see hostile_limits_test.cc).
+  EXPECT_EQ(GrpcStatus(j), 12) << j.dump();
+  ExpectWhole(*server_, channel_.get(), "a malformed protobuf in a raw frame");
+}
+
+TEST_P(HostileRawHttp2Test, CompressedFlagWithoutEncodingIsRefusedOrServedExactly) {
+  nlohmann::json j = Run("compressed_without_encoding");
+  // gRPC 1.51 reads a compressed flag without grpc-encoding as identity and serves
+  // the call; a refusal would be sound too. A wrong reply would not.
+  bool served = GrpcStatus(j) == 0 && j.value("message_hex", "") == absl::BytesToHexString(ExpectedForRawClient());
+  EXPECT_TRUE(GrpcStatus(j) > 0 || served) << j.dump();
+  ExpectWhole(*server_, channel_.get(), "a compressed flag without grpc-encoding");
+}
+
+TEST_P(HostileRawHttp2Test, OversizedFrameIsRefused) {
+  nlohmann::json j = Run("oversized");
+  EXPECT_EQ(GrpcStatus(j), 8) << j.dump();  // RESOURCE_EXHAUSTED: over the 64 KiB cap
+  ExpectWhole(*server_, channel_.get(), "a raw request over the size cap");
+}
+
+TEST_P(HostileRawHttp2Test, StreamResetMidRequestLeavesTheConnectionUsable) {
+  nlohmann::json j = Run("reset_mid_request");
+  EXPECT_EQ(GrpcStatus(j), 0) << j.dump();
+  EXPECT_EQ(j.value("message_hex", ""), absl::BytesToHexString(ExpectedForRawClient()));
+  ExpectWhole(*server_, channel_.get(), "a stream reset mid-request");
+}
+
+TEST_P(HostileRawHttp2Test, ConnectionDroppedMidRequest) {
+  Run("abrupt_close_mid_request");
+  ExpectWhole(*server_, channel_.get(), "a connection dropped mid-request");
+}
+
+TEST_P(HostileRawHttp2Test, ConnectionDroppedMidResponse) {
+  // 200 responses of ~1 MB built and stuck behind flow control when the client dies.
+  Run("abrupt_close_mid_response");
+  ExpectWhole(*server_, channel_.get(), "a connection dropped with 200 responses in flight");
+}
+
+TEST_P(HostileRawHttp2Test, BytesThatAreNotHttp2CloseTheConnection) {
+  nlohmann::json j = Run("garbage_preface");
+  EXPECT_EQ(j.value("closed", ""), "server") << j.dump();
+  ExpectWhole(*server_, channel_.get(), "an HTTP/1.1 request and garbage");
+}
+
+INSTANTIATE_TEST_SUITE_P(Modes, HostileRawHttp2Test, ::testing::ValuesIn(AllMemoryModes()),
+                         [](const ::testing::TestParamInfo<MemoryMode>& info) {
+                           return std::string(MemoryModeName(info.param));
+                         });
+
+}  // namespace
+}  // namespace reco::hostile

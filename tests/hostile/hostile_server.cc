@@ -1,0 +1,109 @@
+// See hostile_server.h.
+#include "tests/hostile/hostile_server.h"
+
+#include <atomic>
+#include <chrono>
+#include <thread>
+#include <vector>
+
+#include <grpcpp/generic/generic_stub.h>
+#include <gtest/gtest.h>
+
+#include "absl/strings/str_cat.h"
+#include "core/response_builder.h"
+
+namespace reco::hostile {
+
+std::unique_ptr<RecoServer> StartServer(MemoryMode mode) {
+  ServerOptions options;
+  options.listen = "127.0.0.1:0";
+  options.mode = mode;
+  options.store.max_idle = kMaxIdle;
+  auto server = RecoServer::Start(options);
+  EXPECT_TRUE(server.ok()) << server.status();
+  return server.ok() ? std::move(*server) : nullptr;
+}
+
+std::shared_ptr<grpc::Channel> ChannelTo(const RecoServer& server) {
+  grpc::ChannelArguments args;
+  args.SetMaxReceiveMessageSize(-1);
+  // A channel of its own per call site: gRPC would otherwise share one connection
+  // between channels with equal arguments, and a test that breaks one would break all.
+  static std::atomic<int> next_id{0};
+  args.SetInt("reco.hostile.channel_id", next_id.fetch_add(1));
+  return grpc::CreateCustomChannel(absl::StrCat("127.0.0.1:", server.port()), grpc::InsecureChannelCredentials(),
+                                   args);
+}
+
+Reply CallBytes(grpc::Channel* channel, const std::string& request_bytes, absl::Duration deadline) {
+  grpc::GenericStub stub(std::shared_ptr<grpc::Channel>(channel, [](grpc::Channel*) {}));
+  grpc::ClientContext context;
+  context.set_deadline(std::chrono::system_clock::now() + absl::ToChronoNanoseconds(deadline));
+  grpc::Slice slice(request_bytes);
+  grpc::ByteBuffer request(&slice, 1);
+  grpc::CompletionQueue cq;
+  auto call = stub.PrepareUnaryCall(&context, "/reco.v1.Recommender/Recommend", request, &cq);
+  call->StartCall();
+  grpc::ByteBuffer response;
+  Reply reply;
+  call->Finish(&response, &reply.status, nullptr);
+  void* tag;
+  bool ok;
+  cq.Next(&tag, &ok);
+  cq.Shutdown();
+  while (cq.Next(&tag, &ok)) {
+  }
+  std::vector<grpc::Slice> slices;
+  if (reply.status.ok() && response.Dump(&slices).ok()) {
+    for (const grpc::Slice& s : slices) reply.bytes.append(reinterpret_cast<const char*>(s.begin()), s.size());
+  }
+  return reply;
+}
+
+v1::RecommendRequest Request(uint32_t items, v1::TextProfile profile, uint64_t seed) {
+  v1::RecommendRequest request;
+  request.set_user_id("hostile-user");
+  request.set_item_count(items);
+  request.set_text_profile(profile);
+  request.set_seed(seed);
+  return request;
+}
+
+std::string ExpectedBytes(const v1::RecommendRequest& request) {
+  v1::RecommendResponse response;
+  BuildResponse(request, &response);
+  return response.SerializeAsString();
+}
+
+namespace {
+
+// True once every lease is back; sanitizer builds can take seconds to drain.
+bool Settled(RecoServer& server, v1::StatsSnapshot* out) {
+  auto give_up = std::chrono::steady_clock::now() + std::chrono::seconds(20);
+  while (true) {
+    *out = server.Stats(/*reset=*/false);
+    if (out->store().in_use() == 0) return true;
+    if (std::chrono::steady_clock::now() > give_up) return false;
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
+}
+
+void ExpectStoreWhole(RecoServer& server, const std::string& when) {
+  v1::StatsSnapshot s;
+  EXPECT_TRUE(Settled(server, &s)) << when << ": " << s.store().in_use() << " leases still out after 20 s";
+  EXPECT_EQ(s.store().acquired(), s.store().released()) << when;
+  EXPECT_LE(s.store().idle(), kMaxIdle) << when;
+}
+
+}  // namespace
+
+void ExpectWhole(RecoServer& server, grpc::Channel* channel, const std::string& after) {
+  ExpectStoreWhole(server, "after " + after);
+  v1::RecommendRequest probe = Request(20, v1::TEXT_PROFILE_REALISTIC, 77);
+  Reply reply = CallBytes(channel, probe.SerializeAsString(), absl::Seconds(20));
+  EXPECT_TRUE(reply.status.ok()) << "after " << after << ": " << reply.status.error_message();
+  EXPECT_TRUE(reply.bytes == ExpectedBytes(probe)) << "after " << after << ": wrong reply bytes";
+  ExpectStoreWhole(server, "after the probe that followed " + after);
+}
+
+}  // namespace reco::hostile

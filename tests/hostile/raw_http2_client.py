@@ -1,0 +1,203 @@
+#!/usr/bin/python3
+"""raw_http2_client: sends deliberately broken gRPC traffic over raw HTTP/2 (h2c).
+
+    raw_http2_client.py PORT CASE
+
+Speaks HTTP/2 itself (python3-h2), so it can send what no gRPC client would: a gRPC
+frame shorter than its length prefix, the wrong content type, a compressed flag with
+no encoding, a stream reset halfway through a request, a connection dropped while
+responses are in flight. Prints one JSON object describing what came back; the C++
+test (hostile_raw_http2_test.cc) judges it and checks the server afterwards.
+
+The request it sends when it needs a valid one is fixed, so the test can compute the
+expected reply: user_id "raw-client", item_count 5, TEXT_PROFILE_COMPACT, seed 9.
+
+Only ever connects to 127.0.0.1.
+"""
+import json
+import os
+import socket
+import struct
+import sys
+
+import h2.config
+import h2.connection
+import h2.events
+import h2.settings
+
+PATH = "/reco.v1.Recommender/Recommend"
+
+
+def varint(n):
+    out = bytearray()
+    while True:
+        b = n & 0x7F
+        n >>= 7
+        out.append(b | (0x80 if n else 0))
+        if not n:
+            return bytes(out)
+
+
+def request_bytes(user=b"raw-client", items=5, profile=1, seed=9):
+    # reco.v1.RecommendRequest by hand: 1 user_id, 2 item_count, 3 text_profile, 4 seed.
+    return (b"\x0a" + varint(len(user)) + user + b"\x10" + varint(items) +
+            b"\x18" + varint(profile) + b"\x20" + varint(seed))
+
+
+def grpc_frame(message, compressed=0, claimed_length=None):
+    length = len(message) if claimed_length is None else claimed_length
+    return struct.pack(">BI", compressed, length) + message
+
+
+def headers(content_type="application/grpc"):
+    return [(":method", "POST"), (":scheme", "http"), (":path", PATH),
+            (":authority", "127.0.0.1"), ("content-type", content_type), ("te", "trailers")]
+
+
+class Client:
+    def __init__(self, port):
+        self.sock = socket.create_connection(("127.0.0.1", port), timeout=20)
+        self.conn = h2.connection.H2Connection(h2.config.H2Configuration(client_side=True))
+        self.conn.initiate_connection()
+        # A large window, so that big replies are not stalled by flow control.
+        self.conn.update_settings({h2.settings.SettingCodes.INITIAL_WINDOW_SIZE: 16 * 1024 * 1024})
+        self.conn.increment_flow_control_window(64 * 1024 * 1024)
+        self.flush()
+        self.streams = {}
+
+    def flush(self):
+        data = self.conn.data_to_send()
+        if data:
+            self.sock.sendall(data)
+
+    def send(self, hdrs, body, end=True):
+        sid = self.conn.get_next_available_stream_id()
+        self.streams[sid] = {"headers": {}, "data": b"", "ended": False, "reset": None}
+        self.conn.send_headers(sid, hdrs, end_stream=(end and not body))
+        self.flush()
+        # DATA in pieces the peer's flow-control window and frame size allow; a body
+        # larger than the window waits for WINDOW_UPDATEs (or for the server to give up
+        # on the stream, which ends the sending).
+        while body:
+            window = min(self.conn.local_flow_control_window(sid), self.conn.max_outbound_frame_size)
+            if window == 0:
+                if self.read_once() or self.streams[sid]["ended"] or self.streams[sid]["reset"] is not None:
+                    return sid
+                continue
+            piece, body = body[:window], body[window:]
+            self.conn.send_data(sid, piece, end_stream=(end and not body))
+            self.flush()
+        return sid
+
+    def wait(self, sids):
+        """Reads until every stream in sids ended or was reset, or the connection closed."""
+        closed = None
+        while not closed and any(not (self.streams[s]["ended"] or self.streams[s]["reset"] is not None) for s in sids):
+            closed = self.read_once()
+        return closed
+
+    def read_once(self):
+        """Reads and handles one chunk; returns why the connection ended, or None."""
+        try:
+            chunk = self.sock.recv(65536)
+        except socket.timeout:
+            return "timeout"
+        if not chunk:
+            return "eof"
+        closed = None
+        for ev in self.conn.receive_data(chunk):
+            st = self.streams.get(getattr(ev, "stream_id", None))
+            if isinstance(ev, (h2.events.ResponseReceived, h2.events.TrailersReceived)) and st is not None:
+                for k, v in ev.headers:
+                    st["headers"][k.decode() if isinstance(k, bytes) else k] = v.decode() if isinstance(v, bytes) else v
+            elif isinstance(ev, h2.events.DataReceived) and st is not None:
+                st["data"] += ev.data
+                self.conn.acknowledge_received_data(ev.flow_controlled_length, ev.stream_id)
+            elif isinstance(ev, h2.events.StreamEnded) and st is not None:
+                st["ended"] = True
+            elif isinstance(ev, h2.events.StreamReset) and st is not None:
+                st["reset"] = int(ev.error_code)
+            elif isinstance(ev, h2.events.ConnectionTerminated):
+                closed = "goaway"
+        self.flush()
+        return closed
+
+    def report(self, sid, closed=None):
+        st = self.streams[sid]
+        h = st["headers"]
+        data = st["data"]
+        message = data[5:] if len(data) >= 5 else b""
+        return {"http_status": h.get(":status"), "content_type": h.get("content-type"),
+                "grpc_status": int(h["grpc-status"]) if "grpc-status" in h else None,
+                "grpc_message": h.get("grpc-message"), "reset": st["reset"], "closed": closed,
+                "message_hex": message.hex()}
+
+
+def main():
+    port, case = int(sys.argv[1]), sys.argv[2]
+    c = Client(port)
+    good = grpc_frame(request_bytes())
+    if case == "valid":
+        sid = c.send(headers(), good)
+        out = c.report(sid, c.wait([sid]))
+    elif case == "wrong_content_type":
+        sid = c.send(headers("text/plain"), good)
+        out = c.report(sid, c.wait([sid]))
+    elif case == "truncated_frame":
+        # The prefix promises 1000 bytes; the stream ends after 14.
+        sid = c.send(headers(), grpc_frame(request_bytes(), claimed_length=1000))
+        out = c.report(sid, c.wait([sid]))
+    elif case == "malformed_protobuf":
+        # A well-formed gRPC frame whose message is not a RecommendRequest (field 1
+        # claims 100 bytes that are not there).
+        sid = c.send(headers(), grpc_frame(b"\x0a\x64abc"))
+        out = c.report(sid, c.wait([sid]))
+    elif case == "compressed_without_encoding":
+        sid = c.send(headers(), grpc_frame(request_bytes(), compressed=1))
+        out = c.report(sid, c.wait([sid]))
+    elif case == "oversized":
+        # 100,000 bytes of user_id: over the server's 64 KiB receive cap.
+        sid = c.send(headers(), grpc_frame(request_bytes(user=b"u" * 100000)))
+        out = c.report(sid, c.wait([sid]))
+    elif case == "reset_mid_request":
+        # Half a request, then RST_STREAM(CANCEL); then a valid call on the same connection.
+        sid = c.send(headers(), good[: len(good) // 2], end=False)
+        c.conn.reset_stream(sid, error_code=8)
+        c.flush()
+        sid2 = c.send(headers(), good)
+        out = c.report(sid2, c.wait([sid2]))
+    elif case == "abrupt_close_mid_request":
+        # Headers and half the data, then the socket goes away: no END_STREAM, no GOAWAY.
+        c.send(headers(), good[: len(good) // 2], end=False)
+        c.sock.close()
+        out = {"closed": "client"}
+    elif case == "abrupt_close_mid_response":
+        # 200 streams asking for 2,000 realistic items (~1 MB each), with the
+        # default 64 KiB stream window, then the process exits without reading:
+        # the server is left with responses built, half-sent and blocked.
+        c.conn.update_settings({h2.settings.SettingCodes.INITIAL_WINDOW_SIZE: 65535})
+        big = grpc_frame(request_bytes(items=2000, profile=0))
+        for _ in range(200):
+            c.send(headers(), big)
+        while not any(st["data"] for st in c.streams.values()):  # replies are flowing
+            if c.read_once():
+                break
+        os._exit(0)  # no close(), no GOAWAY: the kernel resets the connection
+    elif case == "garbage_preface":
+        s = socket.create_connection(("127.0.0.1", port), timeout=20)
+        s.sendall(b"GET / HTTP/1.1\r\nHost: x\r\n\r\n" + bytes(range(256)) * 4)
+        try:
+            rest = s.recv(65536)
+            while s.recv(65536):
+                pass
+        except (socket.timeout, ConnectionResetError):
+            rest = b""
+        out = {"closed": "server", "bytes_before_close": len(rest)}
+    else:
+        print(f"raw_http2_client: unknown case '{case}'", file=sys.stderr)
+        sys.exit(2)
+    print(json.dumps(out))
+
+
+if __name__ == "__main__":
+    main()
