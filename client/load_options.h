@@ -55,7 +55,7 @@ struct LoadOptions {
   uint64_t seed = 1;
   // Distinct requests cycled through (user ids and seeds differ). 1 makes every
   // RPC identical, so per-RPC server figures are exact integers.
-  int variants = 4;
+  int variants = 4;  // RequestSet::kDefaultVariants
   // Every response's item count is checked; one in `verify_every` (and each
   // thread's first of a window) is compared byte for byte with the builder's output.
   int verify_every = 64;

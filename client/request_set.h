@@ -36,7 +36,8 @@ class RequestSet {
  public:
   // `shape` gives item_count, text_profile and seed; user ids are made up per
   // variant, and variant i uses seed + i.
-  RequestSet(const v1::RecommendRequest& shape, int variants);
+  static constexpr int kDefaultVariants = 4;
+  explicit RequestSet(const v1::RecommendRequest& shape, int variants = kDefaultVariants);
 
   int size() const { return static_cast<int>(requests_.size()); }
   const v1::RecommendRequest& request_message(int i) const { return messages_[i]; }

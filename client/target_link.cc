@@ -38,10 +38,18 @@ absl::Status TargetLink::Probe(const RequestSet& requests, absl::Duration deadli
   const absl::Time until = absl::Now() + deadline;
   const std::string who = absl::StrCat("target ", spec_.name, " (", spec_.address, ")");
   for (size_t i = 0; i < channels_.size(); ++i) {
-    if (!channels_[i]->WaitForConnected(ToGpr(until))) {
-      return absl::UnavailableError(absl::StrCat(
-          who, " is unreachable: no connection within ", absl::FormatDuration(deadline),
-          " (is a reco_server listening there?)"));
+    // A refused connection puts the channel in TRANSIENT_FAILURE at once; stopping
+    // there (rather than waiting out gRPC's reconnect backoff) is what fails fast.
+    for (grpc_connectivity_state state = channels_[i]->GetState(/*try_to_connect=*/true);
+         state != GRPC_CHANNEL_READY; state = channels_[i]->GetState(true)) {
+      if (state == GRPC_CHANNEL_TRANSIENT_FAILURE || state == GRPC_CHANNEL_SHUTDOWN) {
+        return absl::UnavailableError(
+            absl::StrCat(who, " is unreachable: the connection failed (is a reco_server listening there?)"));
+      }
+      if (!channels_[i]->WaitForStateChange(state, ToGpr(until))) {
+        return absl::UnavailableError(absl::StrCat(who, " is unreachable: no connection within ",
+                                                   absl::FormatDuration(deadline)));
+      }
     }
     grpc::ClientContext ctx;
     ctx.set_deadline(ToGpr(until));

@@ -1,0 +1,124 @@
+// reco_load's command line, run as a child process against a real in-process server
+// on 127.0.0.1:0: bad flags are refused naming the flag, with a non-zero exit and no
+// request sent; an unreachable target fails fast; a good run exits 0 and writes its
+// reports. RECO_LOAD_BINARY is set by CMake.
+#include <sys/wait.h>
+
+#include <cstdio>
+#include <fstream>
+#include <sstream>
+#include <string>
+
+#include "absl/strings/str_cat.h"
+#include "gtest/gtest.h"
+#include "nlohmann/json.hpp"
+#include "server/reco_server.h"
+
+namespace reco {
+namespace {
+
+struct Outcome {
+  int exit_code = -1;
+  std::string output;  // stdout and stderr
+};
+
+Outcome RunReco(const std::string& args) {
+  // `timeout` bounds a run that would hang; reco_load's own runs here last seconds.
+  std::string command = absl::StrCat("timeout 60 ", RECO_LOAD_BINARY, " ", args, " 2>&1");
+  Outcome o;
+  FILE* pipe = popen(command.c_str(), "r");
+  if (!pipe) return o;
+  char buffer[4096];
+  while (size_t n = fread(buffer, 1, sizeof buffer, pipe)) o.output.append(buffer, n);
+  int status = pclose(pipe);
+  o.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+  return o;
+}
+
+std::unique_ptr<RecoServer> StartServer() {
+  ServerOptions o;
+  o.listen = "127.0.0.1:0";
+  o.mode = MemoryMode::kHeap;
+  absl::StatusOr<std::unique_ptr<RecoServer>> s = RecoServer::Start(o);
+  EXPECT_TRUE(s.ok()) << s.status();
+  return s.ok() ? std::move(*s) : nullptr;
+}
+
+TEST(ClientCli, BadFlagsAreNamedAndSendNoLoad) {
+  std::unique_ptr<RecoServer> server = StartServer();
+  ASSERT_TRUE(server);
+  const std::string target = absl::StrCat("--target heap=127.0.0.1:", server->port());
+  struct Case {
+    std::string word;  // must appear in the message
+    std::string args;
+  };
+  const Case cases[] = {
+      {"--target", "--target 127.0.0.1:50051"},
+      {"--target", "--target heap=127.0.0.1"},
+      {"--target", "--target heap=127.0.0.1:99999"},
+      {"--target", "--duration 1"},  // no target at all
+      {"--duration", target + " --duration 0"},
+      {"--duration", target + " --duration -2s"},
+      {"--duration", target + " --duration soon"},
+      {"--warmup", target + " --warmup -1"},
+      {"--rate", target + " --rate 0"},
+      {"--rate", target + " --rate -100"},
+      {"--concurrency", target + " --concurrency 0"},
+      {"--concurrency", target + " --concurrency -4"},
+      {"--connections", target + " --connections 0"},
+      {"--rounds", target + " --rounds 0"},
+      {"--profile", target + " --profile fancy"},
+      {"--items", target + " --items 10001"},
+      {"--max_error_rate", target + " --max_error_rate 1.5"},
+      {"nope", target + " --nope"},
+      {"unexpected argument", target + " extra"},
+  };
+  for (const Case& c : cases) {
+    Outcome o = RunReco(c.args);
+    EXPECT_NE(o.exit_code, 0) << c.args;
+    EXPECT_NE(o.exit_code, -1) << c.args;
+    EXPECT_NE(o.output.find(c.word), std::string::npos) << c.args << " said: " << o.output;
+  }
+  // Not one request reached the server.
+  v1::StatsSnapshot stats = server->Stats(false);
+  EXPECT_EQ(stats.rpcs(), 0u);
+  EXPECT_EQ(stats.rpc_errors(), 0u);
+}
+
+TEST(ClientCli, UnreachableTargetFailsFastWithItsName) {
+  int closed_port;
+  {
+    std::unique_ptr<RecoServer> gone = StartServer();  // a port that was free, closed again
+    ASSERT_TRUE(gone);
+    closed_port = gone->port();
+  }
+  Outcome o = RunReco(absl::StrCat("--target lost=127.0.0.1:", closed_port, " --probe_deadline 2s --duration 30s"));
+  EXPECT_EQ(o.exit_code, 3) << o.output;
+  EXPECT_NE(o.output.find("target lost (127.0.0.1:"), std::string::npos) << o.output;
+  EXPECT_NE(o.output.find("unreachable"), std::string::npos) << o.output;
+}
+
+TEST(ClientCli, GoodRunExitsZeroAndWritesEveryReport) {
+  std::unique_ptr<RecoServer> server = StartServer();
+  ASSERT_TRUE(server);
+  const std::string dir = ::testing::TempDir();
+  const std::string json = dir + "/cli_report.json", csv = dir + "/cli_report.csv", html = dir + "/cli_report.html";
+  Outcome o = RunReco(absl::StrCat("--target heap=127.0.0.1:", server->port(),
+                                   " --duration 500ms --warmup 200ms --rounds 1 --concurrency 2 --items 20",
+                                   " --json ", json, " --csv ", csv, " --html ", html));
+  ASSERT_EQ(o.exit_code, 0) << o.output;
+  EXPECT_NE(o.output.find("QPS"), std::string::npos) << o.output;
+  std::ifstream in(json);
+  nlohmann::json doc = nlohmann::json::parse(in);
+  EXPECT_GT(doc["targets"][0]["figures"]["qps"].get<double>(), 0);
+  EXPECT_EQ(doc["parameters"]["items"], 20);
+  for (const std::string& path : {csv, html}) {
+    std::ifstream f(path);
+    std::stringstream text;
+    text << f.rdbuf();
+    EXPECT_GT(text.str().size(), 100u) << path;
+  }
+}
+
+}  // namespace
+}  // namespace reco
