@@ -17,6 +17,7 @@ packages=(
   python3-h2
   # scripts/fuzz.sh: clang and its libFuzzer/ASan runtimes
   clang libclang-rt-14-dev
+  chromium  # client_html_report_test renders reco_load's HTML report headless
 )
 missing=()
 for p in "${packages[@]}"; do
