@@ -12,9 +12,9 @@
 // taking and returning one allocates nothing: with arena_pool and short strings an
 // RPC's messages cost zero allocations from AllocateMessages to Release.
 //
-// Measurement: the holder times its store->Acquire() (added to the build phase by
-// the handler, as the ledger's build includes Acquire) and its Release() (the
-// release phase). Release is recorded only for RPCs the handler marked answered, so
+// Measurement: AllocateMessages() times taking a holder and store->Acquire() (added
+// to the build phase by the handler, as the ledger's build includes Acquire), and the
+// holder times its Release() (the release phase). Release is recorded only for RPCs the handler marked answered, so
 // that every phase divides by the same `rpcs`.
 //
 // Example:
@@ -47,7 +47,7 @@ class StoreMessageHolder final : public grpc::MessageHolder<v1::RecommendRequest
 
   // The handler calls this once it answered OK: the release phase is then recorded.
   void MarkAnswered() { answered_ = true; }
-  // What store->Acquire() cost, on the thread that ran AllocateMessages().
+  // What AllocateMessages() cost (holder + store->Acquire()), on its thread.
   const PhaseSample& acquire_cost() const { return acquire_cost_; }
 
   void Release() override;
