@@ -14,12 +14,17 @@
 //                        response->mutable_items());
 //
 // The rules this follows (each proven in temporary_arena_test.cc, protobuf 3.21):
-//  - Move-assignment, Swap(), AddAllocated() and set_allocated_x() between messages
-//    on DIFFERENT arenas (or arena <-> heap) deep-copy: new objects on the target, one
-//    malloc per string longer than 15 bytes, and the source stays where it was. One
-//    exception: a HEAP message handed to an arena message's AddAllocated() or
-//    set_allocated_x() is not copied: the arena takes ownership (Arena::Own) and
-//    deletes it at reset/destruction; it stays a heap message (GetArena() == nullptr).
+//  - Move-assignment, Swap() and AddAllocated() between messages on DIFFERENT arenas
+//    (or arena -> heap) deep-copy: new objects on the target, one malloc per string
+//    longer than 15 bytes, and the source stays where it was.
+//  - set_allocated_x() does NOT copy across arenas: given a sub-message that lives on
+//    another arena (or an arena sub-message for a heap message), Debian's libprotobuf
+//    3.21.12 fails a CHECK ("(submessage_arena) == (nullptr)") and throws
+//    google::protobuf::FatalException -- std::terminate if uncaught. Copy instead:
+//    target->mutable_x()->CopyFrom(source).
+//  - A HEAP message handed to an arena message's AddAllocated() or set_allocated_x()
+//    is not copied: the arena takes ownership (Arena::Own) and deletes it at
+//    reset/destruction; it stays a heap message (GetArena() == nullptr).
 //  - release_x() on a message that is on an arena returns a new HEAP copy (yours to
 //    delete); the original stays on the arena until the arena goes.
 //  - No copy at all: build straight into the response's arena -- response->add_x() /

@@ -10,6 +10,7 @@
 
 #include "core/allocation_counter.h"
 #include "core/test_util.h"
+#include "google/protobuf/stubs/logging.h"
 #include "gtest/gtest.h"
 
 namespace reco::patterns {
@@ -169,6 +170,66 @@ TEST(TemporaryArenaTest, CrossArenaAddAllocatedDeepCopies) {
   EXPECT_NE(&response->items(0), item);
   EXPECT_EQ(response->items(0).GetArena(), b.get());
   EXPECT_EQ(item->title(), kLongTitle);  // the original is still alive, on a
+}
+
+// The message of the google::protobuf::FatalException `f` throws, or "" if none.
+// (Debian's libprotobuf is built with exceptions: a failed CHECK throws it; uncaught,
+// that is std::terminate.)
+template <typename F>
+std::string FatalCheckMessage(F f) {
+  try {
+    f();
+  } catch (const google::protobuf::FatalException& e) {
+    return e.message();
+  }
+  return "";
+}
+
+// set_allocated_x() is NOT a copy across arenas: protobuf 3.21's GetOwnedMessageInternal
+// checks that the sub-message is on the heap (or on the same arena), and Debian's
+// libprotobuf is built with that check on: a message from another arena -- or an arena
+// message given to a heap message -- is a fatal CHECK failure.
+TEST(TemporaryArenaTest, SetAllocatedFromAnotherArenaIsAFatalCheck) {
+  RoomyArena a, b;
+  auto* metadata = Arena::CreateMessage<ResponseMetadata>(a.get());
+  auto* arena_response = Arena::CreateMessage<RecommendResponse>(b.get());
+  EXPECT_EQ(FatalCheckMessage([&] { arena_response->set_allocated_metadata(metadata); }),
+            "CHECK failed: (submessage_arena) == (nullptr): ");
+  EXPECT_FALSE(arena_response->has_metadata());
+  RecommendResponse heap_response;
+  EXPECT_EQ(FatalCheckMessage([&] { heap_response.set_allocated_metadata(metadata); }),
+            "CHECK failed: (submessage_arena) == (nullptr): ");
+}
+
+// What to write instead: copy into the target's own sub-message.
+TEST(TemporaryArenaTest, CrossArenaCopyFromIsTheWayToMoveASubMessage) {
+  RoomyArena a, b;
+  auto* metadata = Arena::CreateMessage<ResponseMetadata>(a.get());
+  metadata->mutable_model_version()->assign(kLongTitle);
+  auto* response = Arena::CreateMessage<RecommendResponse>(b.get());
+
+  AllocationCounts before = AllocationCounter::ThisThread();
+  response->mutable_metadata()->CopyFrom(*metadata);
+  EXPECT_EQ(Since(before).allocs, 1u);  // the long model_version
+  EXPECT_EQ(response->metadata().GetArena(), b.get());
+  EXPECT_EQ(response->metadata().model_version(), kLongTitle);
+}
+
+// Arena -> heap copies too, and on the heap every object is its own malloc: the
+// item, its title's std::string object and payload, its id's string object, the
+// tags array and the tag's string object, the price and its currency's string object.
+TEST(TemporaryArenaTest, ArenaMessageGivenToAHeapMessageIsCopiedToTheHeap) {
+  RoomyArena a;
+  Item* item = Arena::CreateMessage<Item>(a.get());
+  FillItem(item, kLongTitle);
+  RecommendResponse heap_response;
+  heap_response.mutable_items()->Reserve(1);
+
+  AllocationCounts before = AllocationCounter::ThisThread();
+  heap_response.mutable_items()->AddAllocated(item);
+  EXPECT_EQ(Since(before).allocs, 8u);
+  EXPECT_NE(&heap_response.items(0), item);
+  EXPECT_EQ(heap_response.items(0).GetArena(), nullptr);
 }
 
 TEST(TemporaryArenaTest, HeapMessageGivenToAnArenaIsOwnedNotCopied) {
