@@ -1,11 +1,49 @@
 #!/usr/bin/env bash
-# The main job: installs what is missing, builds, and prints the allocation ledger
-# for both text profiles.
+# The main job: installs what is missing, builds, starts one reco_server per memory
+# mode on 127.0.0.1 (free ports), drives all four with reco_load -- heap first, the
+# baseline of every ratio -- and prints the comparison table. Writes
+# results/report.json and results/report.html (and the servers' logs beside them).
+# The servers are stopped (SIGTERM, then waited for) however the run ends.
+#
+#   scripts/run.sh [reco_load flags...]   e.g. --duration 10s --rounds 5, --rate 500,
+#                                         --profile compact, --items 1000
+# Default: 3 rounds x 4 servers x (1 s warm-up + 4 s measured), about a minute.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/setup.sh
 scripts/build.sh >/dev/null
 build=${BUILD_DIR:-build}
-"$build"/tools/alloc_ledger --profile realistic "$@"
-echo
-"$build"/tools/alloc_ledger --profile compact "$@"
+results=results
+mkdir -p "$results"
+
+pids=()
+stop_servers() {
+  for pid in "${pids[@]}"; do kill -TERM "$pid" 2>/dev/null || true; done
+  for pid in "${pids[@]}"; do wait "$pid" 2>/dev/null || true; done
+}
+trap stop_servers EXIT
+trap 'exit 130' INT TERM
+
+targets=()
+for mode in heap reuse arena arena_pool; do
+  log=$results/server-$mode.log
+  "$build/server/reco_server" --listen 127.0.0.1:0 --mode "$mode" >"$log" 2>&1 &
+  pids+=($!)
+  port=""
+  for _ in $(seq 100); do
+    port=$(sed -n 's/^reco_server: listening on 127\.0\.0\.1:\([0-9]*\) .*/\1/p' "$log")
+    [ -n "$port" ] && break
+    kill -0 "${pids[-1]}" 2>/dev/null || break
+    sleep 0.1
+  done
+  if [ -z "$port" ]; then
+    echo "run.sh: reco_server --mode $mode did not start:" >&2
+    cat "$log" >&2
+    exit 1
+  fi
+  targets+=(--target "$mode=127.0.0.1:$port")
+done
+
+"$build/client/reco_load" "${targets[@]}" --rounds 3 --warmup 1s --duration 4s \
+  --json "$results/report.json" --html "$results/report.html" "$@"
+echo "reports: $results/report.json, $results/report.html"
