@@ -46,7 +46,11 @@ echo "h2load:    ${h2_cmd[*]}"
 echo "reco_load: ${rl_cmd[*]}"
 h2_rates=() rl_rates=()
 for round in $(seq "$rounds"); do
-  out=$("${h2_cmd[@]}" 2>&1)
+  # bash's `time` gives the child's CPU seconds: how much of the machine h2load took.
+  TIMEFORMAT='%U %S %R'
+  { time "${h2_cmd[@]}" >"$work/h2.out" 2>&1; } 2>"$work/h2.time"
+  out=$(cat "$work/h2.out")
+  h2_cpu=$(awk '{printf "%.0f", 100 * ($1 + $2) / $3}' "$work/h2.time")
   rate=$(sed -n 's/^finished in [^,]*, \([0-9.]*\) req\/s.*/\1/p' <<<"$out")
   done_n=$(sed -n 's/^requests: .* \([0-9]*\) succeeded.*/\1/p' <<<"$out")
   data=$(sed -n 's/^traffic: .*, \([0-9.]*[KMG]*B\) (\([0-9]*\)) data.*/\2/p' <<<"$out")
@@ -54,8 +58,12 @@ for round in $(seq "$rounds"); do
     echo "h2load run failed or received too little per request:"; echo "$out"; exit 1
   fi
   rl_out=$("${rl_cmd[@]}")
-  rl_rate=$(/usr/bin/python3 -c 'import json,sys; print(round(json.load(open(sys.argv[1]))["targets"][0]["figures"]["qps"], 2))' "$work/rl.json")
-  echo "round $round: h2load $rate req/s ($((data / done_n)) bytes/request); reco_load $rl_rate req/s"
+  read -r rl_rate rl_cpu < <(/usr/bin/python3 -c '
+import json, sys
+c = json.load(open(sys.argv[1]))["targets"][0]["client"]
+print(round(c["ok"] / c["seconds"], 2), round(100 * c.get("client_cpu_seconds", 0) / c["seconds"]))' "$work/rl.json")
+  echo "round $round: h2load $rate req/s ($((data / done_n)) bytes/request, ${h2_cpu}% of a CPU);" \
+       "reco_load $rl_rate req/s (${rl_cpu}% of a CPU)"
   h2_rates+=("$rate") rl_rates+=("$rl_rate")
 done
 /usr/bin/python3 - "${h2_rates[*]}" "${rl_rates[*]}" <<'PY'

@@ -95,6 +95,9 @@ absl::Status ValidateLoadOptions(const LoadOptions& o) {
   if (o.connections < 1 || o.connections > 1000) {
     return Bad("--connections", absl::StrCat("must be from 1 to 1000, got ", o.connections));
   }
+  if (o.lookahead_bytes < 0) {
+    return Bad("--lookahead_bytes", absl::StrCat("must be 0 (gRPC's default) or positive, got ", o.lookahead_bytes));
+  }
   if (o.threads < 1 || o.threads > 256) return Bad("--threads", absl::StrCat("must be from 1 to 256, got ", o.threads));
   if (!(o.rate >= 0) || o.rate > 1e7) {
     return Bad("--rate", absl::StrCat("must be positive (requests per second; 0 or absent for a closed loop), got ",

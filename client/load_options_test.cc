@@ -44,6 +44,7 @@ TEST(ValidateLoadOptions, NamesTheBadFlag) {
       {"--rounds", [](LoadOptions* o) { o->rounds = 0; }},
       {"--concurrency", [](LoadOptions* o) { o->concurrency = 0; }},
       {"--connections", [](LoadOptions* o) { o->connections = 0; }},
+      {"--lookahead_bytes", [](LoadOptions* o) { o->lookahead_bytes = -1; }},
       {"--threads", [](LoadOptions* o) { o->threads = 0; }},
       {"--rate", [](LoadOptions* o) { o->rate = -5; }},
       {"--items", [](LoadOptions* o) { o->items = 10001; }},

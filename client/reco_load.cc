@@ -32,6 +32,8 @@ ABSL_FLAG(std::string, warmup, "1s", "Unrecorded load before each measured windo
 ABSL_FLAG(int32_t, rounds, 3, "Rounds; each drives every target once, in order (A B A B ...).");
 ABSL_FLAG(int32_t, concurrency, 16, "Requests in flight per target (open loop: the most in flight).");
 ABSL_FLAG(int32_t, connections, 2, "Channels (HTTP/2 connections) per target.");
+ABSL_FLAG(int32_t, lookahead_bytes, 8 << 20,
+          "gRPC's per-stream read-ahead window (GRPC_ARG_HTTP2_STREAM_LOOKAHEAD_BYTES); 0: gRPC's default.");
 ABSL_FLAG(int32_t, threads, 1, "Client threads driving completion queues.");
 ABSL_FLAG(std::string, rate, "", "Requests per second: an open loop at a constant rate. Absent: a closed loop.");
 ABSL_FLAG(int64_t, items, 200, "Items per response, 0 to 10000 (0: the service default, 200).");
@@ -78,6 +80,7 @@ absl::StatusOr<reco::LoadOptions> OptionsFromFlags(const std::vector<std::string
   o.concurrency = absl::GetFlag(FLAGS_concurrency);
   o.connections = absl::GetFlag(FLAGS_connections);
   o.threads = absl::GetFlag(FLAGS_threads);
+  o.lookahead_bytes = absl::GetFlag(FLAGS_lookahead_bytes);
   const int64_t items = absl::GetFlag(FLAGS_items);
   if (items < 0 || items > reco::kMaxItemCount) {
     return absl::InvalidArgumentError(absl::StrCat("--items must be from 0 to ", reco::kMaxItemCount, ", got ", items));

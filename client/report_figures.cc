@@ -24,6 +24,16 @@ Figure Server(std::string key, std::string label, int decimals, std::function<Va
           }};
 }
 
+// A phase figure: n/a when the server took no sample of that phase in the window
+// (a server may leave a phase unmeasured, e.g. heap-mode release inside gRPC).
+Figure Phase(std::string key, std::string label, int decimals, const ServerPhase ServerWindow::*phase,
+             std::function<double(const ServerWindow&, const ServerPhase&)> f) {
+  return Server(std::move(key), std::move(label), decimals, [phase, f](const ServerWindow& s) {
+    const ServerPhase& p = s.*phase;
+    return p.latency.count() > 0 ? Value(f(s, p)) : Value();
+  });
+}
+
 }  // namespace
 
 std::vector<Figure> ReportFigures(const LoadOptions& options) {
@@ -62,26 +72,22 @@ std::vector<Figure> ReportFigures(const LoadOptions& options) {
                      [](const WindowStats& c) { return c.seconds > 0 ? c.response_bytes / kMiB / c.seconds : 0.0; }));
 
   f.push_back(Server("server_rpcs", "server RPCs", 0, [](const ServerWindow& s) { return s.rpcs; }));
-  f.push_back(Server("server_build_allocs_per_rpc", "build allocs/RPC", 1,
-                     [](const ServerWindow& s) { return s.PerRpc(s.build.allocations.allocs); }));
-  f.push_back(Server("server_serialize_allocs_per_rpc", "serialize allocs/RPC", 1,
-                     [](const ServerWindow& s) { return s.PerRpc(s.serialize.allocations.allocs); }));
-  f.push_back(Server("server_release_allocs_per_rpc", "release allocs/RPC", 1,
-                     [](const ServerWindow& s) { return s.PerRpc(s.release.allocations.allocs); }));
-  f.push_back(Server("server_release_frees_per_rpc", "release frees/RPC", 1,
-                     [](const ServerWindow& s) { return s.PerRpc(s.release.allocations.frees); }));
+  auto allocs = [](const ServerWindow& s, const ServerPhase& p) { return s.PerRpc(p.allocations.allocs); };
+  auto frees = [](const ServerWindow& s, const ServerPhase& p) { return s.PerRpc(p.allocations.frees); };
+  auto p99 = [](const ServerWindow&, const ServerPhase& p) { return p.latency.Percentile(99) / kUs; };
+  f.push_back(Phase("server_build_allocs_per_rpc", "build allocs/RPC", 1, &ServerWindow::build, allocs));
+  f.push_back(Phase("server_serialize_allocs_per_rpc", "serialize allocs/RPC", 1, &ServerWindow::serialize, allocs));
+  f.push_back(Phase("server_release_allocs_per_rpc", "release allocs/RPC", 1, &ServerWindow::release, allocs));
+  f.push_back(Phase("server_release_frees_per_rpc", "release frees/RPC", 1, &ServerWindow::release, frees));
   f.push_back(Server("server_process_allocs_per_rpc", "process allocs/RPC", 1,
                      [](const ServerWindow& s) { return s.PerRpc(s.process.allocs); }));
-  f.push_back(Server("server_build_kib_per_rpc", "build KiB allocated/RPC", 1,
-                     [](const ServerWindow& s) { return s.PerRpc(s.build.allocations.bytes) / 1024; }));
+  f.push_back(Phase("server_build_kib_per_rpc", "build KiB allocated/RPC", 1, &ServerWindow::build,
+                    [](const ServerWindow& s, const ServerPhase& p) { return s.PerRpc(p.allocations.bytes) / 1024; }));
   f.push_back(Server("server_process_kib_per_rpc", "process KiB allocated/RPC", 1,
                      [](const ServerWindow& s) { return s.PerRpc(s.process.bytes) / 1024; }));
-  f.push_back(Server("server_build_p99_us", "build p99 (us)", 1,
-                     [](const ServerWindow& s) { return s.build.latency.Percentile(99) / kUs; }));
-  f.push_back(Server("server_serialize_p99_us", "serialize p99 (us)", 1,
-                     [](const ServerWindow& s) { return s.serialize.latency.Percentile(99) / kUs; }));
-  f.push_back(Server("server_release_p99_us", "release p99 (us)", 1,
-                     [](const ServerWindow& s) { return s.release.latency.Percentile(99) / kUs; }));
+  f.push_back(Phase("server_build_p99_us", "build p99 (us)", 1, &ServerWindow::build, p99));
+  f.push_back(Phase("server_serialize_p99_us", "serialize p99 (us)", 1, &ServerWindow::serialize, p99));
+  f.push_back(Phase("server_release_p99_us", "release p99 (us)", 1, &ServerWindow::release, p99));
   f.push_back(Server("server_cpu_us_per_rpc", "server CPU/RPC (us)", 1,
                      [](const ServerWindow& s) { return s.CpuMicrosPerRpc(); }));
   f.push_back(Server("server_rss_mib", "server RSS (MiB)", 1, [](const ServerWindow& s) { return s.rss_bytes / kMiB; }));

@@ -40,15 +40,18 @@ std::string QpsChart(const RunReport& report) {
 
 std::string AllocationChart(const RunReport& report) {
   std::vector<BarGroup> groups;
-  auto per_rpc = [](const ServerWindow& s, uint64_t v) {
-    return s.available && s.rpcs ? std::optional<double>(s.PerRpc(v)) : std::nullopt;
-  };
+  // The same figures as the table (n/a where the server has no figure).
+  std::vector<Figure> figures;
+  for (const Figure& f : ReportFigures(report.options)) {
+    for (const char* key : {"server_build_allocs_per_rpc", "server_serialize_allocs_per_rpc",
+                            "server_release_allocs_per_rpc", "server_process_allocs_per_rpc"}) {
+      if (f.key == key) figures.push_back(f);
+    }
+  }
   for (const TargetResult& t : report.targets) {
-    const ServerWindow& s = t.server;
-    groups.push_back({t.spec.name,
-                      {per_rpc(s, s.build.allocations.allocs), per_rpc(s, s.serialize.allocations.allocs),
-                       per_rpc(s, s.release.allocations.allocs), per_rpc(s, s.process.allocs)},
-                      {}});
+    BarGroup g{t.spec.name, {}, {}};
+    for (const Figure& f : figures) g.values.push_back(f.value(t.client, t.server));
+    groups.push_back(std::move(g));
   }
   return BarChartSvg("Server allocations per RPC", "allocations per RPC",
                      {"build", "serialize", "release", "whole process"}, groups, 0);

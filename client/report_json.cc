@@ -30,7 +30,7 @@ json ClientJson(const WindowStats& c, bool open_loop) {
   for (int code = 1; code < WindowStats::kStatusCodes; ++code) {
     if (c.errors_by_code[code]) errors[StatusCodeName(code)] = c.errors_by_code[code];
   }
-  json j = {{"seconds", c.seconds},         {"sent", c.sent},
+  json j = {{"seconds", c.seconds},         {"client_cpu_seconds", c.client_cpu_seconds}, {"sent", c.sent},
             {"completed", c.completed},     {"ok", c.ok},
             {"response_bytes", c.response_bytes},
             {"errors_by_code", errors},     {"wrong_item_count", c.wrong_item_count},
@@ -129,6 +129,7 @@ std::string RenderJson(const RunReport& report) {
         {"concurrency", o.concurrency},
         {"connections", o.connections},
         {"threads", o.threads},
+        {"lookahead_bytes", o.lookahead_bytes},
         {"items", o.items ? o.items : kDefaultItemCount},
         {"profile", std::string(TextProfileName(o.profile))},
         {"seed", o.seed},

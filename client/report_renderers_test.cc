@@ -26,6 +26,7 @@ RunReport SampleReport() {
         rr.server.available = true;
         rr.server.rpcs = 1000;
         rr.server.build.allocations.allocs = 7322000;
+        rr.server.build.latency.RecordN(20000, 1000);  // release stays unmeasured: n/a
         rr.server.malloc = "glibc";
       } else {
         rr.server = UnavailableServerWindow("the target has no reco.v1.ServerStats service");
@@ -49,6 +50,8 @@ TEST(RenderJson, HoldsFiguresParametersAndEnvironment) {
   EXPECT_DOUBLE_EQ(heap["figures"]["server_build_allocs_per_rpc"].get<double>(), 7322.0);
   EXPECT_EQ(heap["rounds"].size(), 2u);
   EXPECT_TRUE(doc["targets"][1]["figures"]["server_build_allocs_per_rpc"].is_null());
+  EXPECT_TRUE(heap["figures"]["server_release_frees_per_rpc"].is_null());
+  EXPECT_NEAR(heap["figures"]["server_build_p99_us"].get<double>(), 20.0, 0.2);
   EXPECT_EQ(doc["targets"][1]["server"]["available"], false);
   double p50 = heap["figures"]["latency_p50_ms"], p99 = heap["figures"]["latency_p99_ms"];
   EXPECT_NEAR(p50, 0.5, 0.01);

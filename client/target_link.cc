@@ -20,7 +20,7 @@ absl::Status FromGrpc(const grpc::Status& s, const std::string& context) {
 
 }  // namespace
 
-TargetLink::TargetLink(TargetSpec spec, int connections) : spec_(std::move(spec)) {
+TargetLink::TargetLink(TargetSpec spec, int connections, int lookahead_bytes) : spec_(std::move(spec)) {
   for (int i = 0; i < connections; ++i) {
     grpc::ChannelArguments args;
     args.SetMaxReceiveMessageSize(-1);
@@ -28,6 +28,7 @@ TargetLink::TargetLink(TargetSpec spec, int connections) : spec_(std::move(spec)
     // channels from sharing subchannels through the global pool.
     args.SetInt("reco_load.connection_index", i);
     args.SetInt(GRPC_ARG_USE_LOCAL_SUBCHANNEL_POOL, 1);
+    if (lookahead_bytes > 0) args.SetInt(GRPC_ARG_HTTP2_STREAM_LOOKAHEAD_BYTES, lookahead_bytes);
     channels_.push_back(grpc::CreateCustomChannel(spec_.address, grpc::InsecureChannelCredentials(), args));
     stubs_.push_back(std::make_unique<grpc::GenericStub>(channels_.back()));
   }

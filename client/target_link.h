@@ -7,7 +7,7 @@
 // 10,000-item response is ~5 MB, over gRPC's 4 MB default).
 //
 // Example:
-//   reco::TargetLink link({"heap", "127.0.0.1:50051"}, 2);
+//   reco::TargetLink link({"heap", "127.0.0.1:50051"}, 2, 0);
 //   absl::Status up = link.Probe(requests, absl::Seconds(3));   // before any load
 //   absl::StatusOr<reco::v1::StatsSnapshot> s = link.Snapshot(absl::Seconds(3));
 //
@@ -36,7 +36,8 @@ inline constexpr char kRecommendMethod[] = "/reco.v1.Recommender/Recommend";
 
 class TargetLink {
  public:
-  TargetLink(TargetSpec spec, int connections);
+  // lookahead_bytes: GRPC_ARG_HTTP2_STREAM_LOOKAHEAD_BYTES, 0 for gRPC's default.
+  TargetLink(TargetSpec spec, int connections, int lookahead_bytes);
 
   const TargetSpec& spec() const { return spec_; }
   int connections() const { return static_cast<int>(channels_.size()); }
