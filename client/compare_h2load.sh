@@ -31,7 +31,7 @@ trap cleanup EXIT
 
 "$build/server/reco_server" --listen 127.0.0.1:0 --mode "$mode" >"$work/server.log" 2>&1 &
 server_pid=$!
-for _ in $(seq 100); do grep -q "listening on" "$work/server.log" && break; sleep 0.1; done
+for _ in $(seq 100); do grep -q "listening on" "$work/server.log" 2>/dev/null && break; sleep 0.1; done
 port=$(sed -n 's/.*listening on 127\.0\.0\.1:\([0-9]*\).*/\1/p' "$work/server.log")
 [ -n "$port" ] || { echo "reco_server did not start:"; cat "$work/server.log"; exit 1; } >&2
 

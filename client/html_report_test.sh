@@ -27,7 +27,7 @@ targets=()
 for mode in heap arena_pool; do
   "$server_bin" --listen 127.0.0.1:0 --mode "$mode" >"$work/$mode.log" 2>&1 &
   pids+=($!)
-  for _ in $(seq 100); do grep -q "listening on" "$work/$mode.log" && break; sleep 0.1; done
+  for _ in $(seq 100); do grep -q "listening on" "$work/$mode.log" 2>/dev/null && break; sleep 0.1; done
   port=$(sed -n 's/.*listening on 127\.0\.0\.1:\([0-9]*\).*/\1/p' "$work/$mode.log")
   [ -n "$port" ] || { echo "FAIL: reco_server --mode $mode did not start: $(cat "$work/$mode.log")"; exit 1; }
   targets+=(--target "$mode=127.0.0.1:$port")
