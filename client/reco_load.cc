@@ -32,7 +32,7 @@ ABSL_FLAG(std::string, warmup, "1s", "Unrecorded load before each measured windo
 ABSL_FLAG(int32_t, rounds, 3, "Rounds; each drives every target once, in order (A B A B ...).");
 ABSL_FLAG(int32_t, concurrency, 16, "Requests in flight per target (open loop: the most in flight).");
 ABSL_FLAG(int32_t, connections, 2, "Channels (HTTP/2 connections) per target.");
-ABSL_FLAG(int32_t, lookahead_bytes, 8 << 20,
+ABSL_FLAG(int32_t, lookahead_bytes, 0,
           "gRPC's per-stream read-ahead window (GRPC_ARG_HTTP2_STREAM_LOOKAHEAD_BYTES); 0: gRPC's default.");
 ABSL_FLAG(int32_t, threads, 1, "Client threads driving completion queues.");
 ABSL_FLAG(std::string, rate, "", "Requests per second: an open loop at a constant rate. Absent: a closed loop.");
