@@ -165,6 +165,14 @@ class ArenaPoolStore final : public MessageStore {
     if (pooled == nullptr) {
       counters_.created.fetch_add(1, std::memory_order_relaxed);
       pooled = new PooledArena(block_bytes_);
+    } else {
+      // The arena is empty (Release reset it), but protobuf 3.21 gives the initial
+      // block to the thread that called Reset(); any other thread allocating on the
+      // arena gets fresh heap blocks. In a server the releasing thread is rarely the
+      // one that builds the next response, so reset again here, on the thread that
+      // will build: an empty arena's Reset() frees and allocates nothing, and it
+      // hands the initial block to this thread.
+      pooled->arena.Reset();
     }
     MessageLease lease;
     lease.arena = &pooled->arena;

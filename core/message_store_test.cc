@@ -1,5 +1,9 @@
 #include "core/message_store.h"
 
+#include <thread>
+
+#include "core/allocation_counter.h"
+
 #include "core/response_builder.h"
 #include "core/test_util.h"
 #include "gtest/gtest.h"
@@ -91,6 +95,26 @@ TEST(PoolTest, ArenaPoolCountsResponsesThatOutgrowTheInitialBlock) {
   EXPECT_GT(s.arena_space_allocated, options.initial_block_bytes);
   EXPECT_GT(s.arena_space_used, 0u);
   EXPECT_LE(s.arena_space_used, s.arena_space_allocated);
+}
+
+// In a server, the thread that releases an arena (gRPC finishing the call) is rarely
+// the one that builds the next response in it. protobuf 3.21 gives the initial block
+// to the thread that called Reset(), so without care every other thread's
+// allocations go to fresh heap blocks: about 30 mallocs per compact response
+// instead of 0. ArenaPoolStore::Acquire re-binds the block to the building thread.
+TEST(PoolTest, ArenaPoolBuildsWithoutMallocWhenAnotherThreadReleased) {
+  auto store = MakeMessageStore(MemoryMode::kArenaPool, {});
+  v1::RecommendRequest request = Request(200);
+  request.set_text_profile(v1::TEXT_PROFILE_COMPACT);
+  for (int round = 0; round < 3; ++round) {
+    AllocationCounts before = AllocationCounter::ThisThread();
+    MessageLease lease = store->Acquire();
+    BuildResponse(request, lease.response);
+    AllocationCounts build = AllocationCounter::ThisThread() - before;
+    if (round > 0) EXPECT_EQ(build.allocs, 0u) << "round " << round;  // round 0 creates the arena
+    std::thread releaser([&] { store->Release(lease); });
+    releaser.join();
+  }
 }
 
 TEST(MemoryModeTest, NamesRoundTrip) {
