@@ -3,7 +3,8 @@
 # against the same reco_server at the same concurrency: both closed loops with
 # CONNECTIONS connections and CONCURRENCY requests in flight in all, alternating
 # h2load and reco_load ROUNDS times so machine noise hits both. Prints each run's
-# req/s, the medians and their ratio (reco_load / h2load).
+# req/s, the medians and their ratio (reco_load / h2load), and the median of the
+# per-round ratios.
 #
 #   client/compare_h2load.sh [BUILD_DIR]    (default: build)
 #   env: MODE=heap DURATION=8 ROUNDS=3 CONCURRENCY=16 CONNECTIONS=2 ITEMS=200
@@ -62,7 +63,7 @@ for round in $(seq "$rounds"); do
 import json, sys
 c = json.load(open(sys.argv[1]))["targets"][0]["client"]
 print(round(c["ok"] / c["seconds"], 2), round(100 * c.get("client_cpu_seconds", 0) / c["seconds"]))' "$work/rl.json")
-  echo "round $round: h2load $rate req/s ($((data / done_n)) bytes/request, ${h2_cpu}% of a CPU);" \
+  echo "round $round: h2load $rate req/s ($((data / done_n)) data bytes/request incl. warm-up, ${h2_cpu}% of a CPU);" \
        "reco_load $rl_rate req/s (${rl_cpu}% of a CPU)"
   h2_rates+=("$rate") rl_rates+=("$rl_rate")
 done
@@ -71,5 +72,9 @@ import statistics, sys
 h2 = [float(x) for x in sys.argv[1].split()]
 rl = [float(x) for x in sys.argv[2].split()]
 mh, mr = statistics.median(h2), statistics.median(rl)
-print(f"median req/s: h2load {mh:.0f}, reco_load {mr:.0f}; ratio reco_load/h2load = {mr / mh:.2f}")
+print(f"median req/s: h2load {mh:.0f}, reco_load {mr:.0f}; ratio of the medians reco_load/h2load = {mr / mh:.2f}")
+# Each round runs the two back to back, so a round's own ratio cancels slow drifts
+# in the machine's load; their median is the steadier figure.
+paired = sorted(r / h for h, r in zip(h2, rl))
+print(f"per-round ratios: {' '.join(f'{x:.2f}' for x in paired)}; median {statistics.median(paired):.2f}")
 PY
