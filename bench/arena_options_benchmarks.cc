@@ -81,7 +81,7 @@ void ReportArena(benchmark::State& state, const Arena& arena, uint64_t blocks, s
 }
 
 void ArenaBlocks(benchmark::State& state, size_t start_block, size_t max_block, v1::TextProfile profile) {
-  const v1::RecommendRequest request = MakeRequest(kSweepItems, profile);
+  const v1::RecommendRequest request = LedgerRequest(kSweepItems, profile);
   ArenaOptions options = CountedOptions();
   options.start_block_size = start_block;
   options.max_block_size = max_block;
@@ -89,7 +89,7 @@ void ArenaBlocks(benchmark::State& state, size_t start_block, size_t max_block, 
   size_t size = 0;
   for (int i = 0; i < kWarmupResponses; ++i) {
     Arena arena(options);
-    size = SerializeInto(*BuildOn(&arena, request), &buffer);
+    size = SerializeToBuffer(*BuildOn(&arena, request), &buffer);
   }
   AllocationMeter meter;
   const uint64_t blocks_before = t_arena_blocks;
@@ -97,7 +97,7 @@ void ArenaBlocks(benchmark::State& state, size_t start_block, size_t max_block, 
     meter.Start();
     {
       Arena arena(options);
-      SerializeInto(*BuildOn(&arena, request), &buffer);
+      SerializeToBuffer(*BuildOn(&arena, request), &buffer);
     }
     meter.Stop();
     benchmark::DoNotOptimize(buffer.data());
@@ -110,7 +110,7 @@ void ArenaBlocks(benchmark::State& state, size_t start_block, size_t max_block, 
 }
 
 void ArenaInitialBlock(benchmark::State& state, size_t initial_block, v1::TextProfile profile) {
-  const v1::RecommendRequest request = MakeRequest(kSweepItems, profile);
+  const v1::RecommendRequest request = LedgerRequest(kSweepItems, profile);
   std::unique_ptr<char[]> block(initial_block > 0 ? new char[initial_block] : nullptr);
   ArenaOptions options = CountedOptions();
   options.initial_block = block.get();
@@ -119,14 +119,14 @@ void ArenaInitialBlock(benchmark::State& state, size_t initial_block, v1::TextPr
   std::string buffer;
   size_t size = 0;
   for (int i = 0; i < kWarmupResponses; ++i) {
-    size = SerializeInto(*BuildOn(&arena, request), &buffer);
+    size = SerializeToBuffer(*BuildOn(&arena, request), &buffer);
     arena.Reset();
   }
   AllocationMeter meter;
   const uint64_t blocks_before = t_arena_blocks;
   for (auto _ : state) {
     meter.Start();
-    SerializeInto(*BuildOn(&arena, request), &buffer);
+    SerializeToBuffer(*BuildOn(&arena, request), &buffer);
     arena.Reset();
     meter.Stop();
     benchmark::DoNotOptimize(buffer.data());

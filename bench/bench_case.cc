@@ -10,7 +10,7 @@ std::string BenchCase::Name(const std::string& prefix) const {
   return absl::StrCat(prefix, "/mode:", MemoryModeName(mode), "/items:", items, "/", ProfileLabel(profile));
 }
 
-v1::RecommendRequest BenchCase::Request() const { return MakeRequest(items, profile); }
+v1::RecommendRequest BenchCase::Request() const { return LedgerRequest(items, profile); }
 
 const std::vector<uint32_t>& GridItemCounts() {
   static const std::vector<uint32_t> kCounts = {10, 50, 200, 1000};
@@ -23,21 +23,5 @@ const std::vector<v1::TextProfile>& GridProfiles() {
 }
 
 std::string ProfileLabel(v1::TextProfile profile) { return absl::StrCat("profile:", TextProfileName(profile)); }
-
-v1::RecommendRequest MakeRequest(uint32_t items, v1::TextProfile profile) {
-  v1::RecommendRequest request;
-  request.set_user_id("ledger-user");  // as tools/alloc_ledger.cc: see bench_case.h
-  request.set_item_count(items);
-  request.set_text_profile(profile);
-  request.set_seed(1);
-  return request;
-}
-
-size_t SerializeInto(const v1::RecommendResponse& response, std::string* buffer) {
-  size_t size = response.ByteSizeLong();
-  if (buffer->size() < size) buffer->resize(size);
-  response.SerializeWithCachedSizesToArray(reinterpret_cast<uint8_t*>(&(*buffer)[0]));
-  return size;
-}
 
 }  // namespace reco::bench

@@ -19,6 +19,7 @@
 #include <string>
 #include <vector>
 
+#include "core/allocation_ledger.h"
 #include "core/message_store.h"
 #include "proto/reco.pb.h"
 
@@ -41,13 +42,9 @@ const std::vector<v1::TextProfile>& GridProfiles();  // realistic, compact
 // "profile:<name>" for names built by hand.
 std::string ProfileLabel(v1::TextProfile profile);
 
-// The request for `items` items of `profile` text (the ledger's request).
-v1::RecommendRequest MakeRequest(uint32_t items, v1::TextProfile profile);
-
-// ByteSizeLong() + SerializeWithCachedSizesToArray() into *buffer, which grows only
-// when too small -- exactly the ledger's serialize phase (no malloc once warm).
-// Returns the serialized size.
-size_t SerializeInto(const v1::RecommendResponse& response, std::string* buffer);
+// The ledger's request and serialize phase, so that counts match alloc_ledger's.
+using ::reco::LedgerRequest;
+using ::reco::SerializeToBuffer;
 
 }  // namespace reco::bench
 

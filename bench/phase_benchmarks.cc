@@ -43,7 +43,7 @@ size_t WarmUp(MessageStore& store, const v1::RecommendRequest& request, std::str
   for (int i = 0; i < kWarmupResponses; ++i) {
     MessageLease lease = store.Acquire();
     BuildResponse(request, lease.response);
-    size = SerializeInto(*lease.response, buffer);
+    size = SerializeToBuffer(*lease.response, buffer);
     store.Release(lease);
   }
   return size;
@@ -96,7 +96,7 @@ void Serialize(benchmark::State& state, const BenchCase& c) {
   AllocationMeter meter;
   for (auto _ : state) {
     meter.Start();
-    size = SerializeInto(*lease.response, &buffer);
+    size = SerializeToBuffer(*lease.response, &buffer);
     meter.Stop();
     benchmark::DoNotOptimize(buffer.data());
     benchmark::ClobberMemory();
@@ -140,7 +140,7 @@ void Cycle(benchmark::State& state, const BenchCase& c) {
     meter.Start();
     MessageLease lease = store->Acquire();
     BuildResponse(request, lease.response);
-    size = SerializeInto(*lease.response, &buffer);
+    size = SerializeToBuffer(*lease.response, &buffer);
     store->Release(lease);
     meter.Stop();
     benchmark::DoNotOptimize(buffer.data());

@@ -55,7 +55,7 @@ void CycleThreaded(benchmark::State& state, MessageStore* store, const BenchCase
   for (int i = 0; i < kWarmupResponses; ++i) {
     MessageLease lease = store->Acquire();
     BuildResponse(request, lease.response);
-    size = SerializeInto(*lease.response, &buffer);
+    size = SerializeToBuffer(*lease.response, &buffer);
     store->Release(lease);
   }
   AllocationMeter meter;
@@ -63,7 +63,7 @@ void CycleThreaded(benchmark::State& state, MessageStore* store, const BenchCase
     meter.Start();
     MessageLease lease = store->Acquire();
     BuildResponse(request, lease.response);
-    SerializeInto(*lease.response, &buffer);
+    SerializeToBuffer(*lease.response, &buffer);
     store->Release(lease);
     meter.Stop();
     benchmark::DoNotOptimize(buffer.data());
@@ -85,7 +85,7 @@ struct SharedArena {
 };
 
 void ArenaSharing(benchmark::State& state, SharedArena* shared, v1::TextProfile profile) {
-  const v1::RecommendRequest request = MakeRequest(kThreadedItems, profile);
+  const v1::RecommendRequest request = LedgerRequest(kThreadedItems, profile);
   if (shared != nullptr) shared->participants.fetch_add(1);
   int threads = 0;  // read once every participant has joined: see below
   const bool thread0 = state.thread_index() == 0;
@@ -102,7 +102,7 @@ void ArenaSharing(benchmark::State& state, SharedArena* shared, v1::TextProfile 
     meter.Start();
     v1::RecommendResponse* response = Arena::CreateMessage<v1::RecommendResponse>(arena);
     BuildResponse(request, response);
-    size = SerializeInto(*response, &buffer);
+    size = SerializeToBuffer(*response, &buffer);
     if (++built == kBatch) {
       built = 0;
       if (shared == nullptr) {

@@ -60,9 +60,7 @@ Ledger MeasureLedger(const v1::RecommendRequest& request, const LedgerOptions& o
       MessageLease lease = store->Acquire();
       BuildResponse(request, lease.response);
       AllocationCounts t1 = AllocationCounter::ThisThread();
-      size_t size = lease.response->ByteSizeLong();
-      if (buffer.size() < size) buffer.resize(size);
-      lease.response->SerializeWithCachedSizesToArray(reinterpret_cast<uint8_t*>(&buffer[0]));
+      size_t size = SerializeToBuffer(*lease.response, &buffer);
       AllocationCounts t2 = AllocationCounter::ThisThread();
       store->Release(lease);
       AllocationCounts t3 = AllocationCounter::ThisThread();
@@ -79,6 +77,22 @@ Ledger MeasureLedger(const v1::RecommendRequest& request, const LedgerOptions& o
     ledger.modes.push_back(m);
   }
   return ledger;
+}
+
+v1::RecommendRequest LedgerRequest(uint32_t items, v1::TextProfile profile) {
+  v1::RecommendRequest request;
+  request.set_user_id("ledger-user");
+  request.set_item_count(items);
+  request.set_text_profile(profile);
+  request.set_seed(1);
+  return request;
+}
+
+size_t SerializeToBuffer(const v1::RecommendResponse& response, std::string* buffer) {
+  size_t size = response.ByteSizeLong();
+  if (buffer->size() < size) buffer->resize(size);
+  response.SerializeWithCachedSizesToArray(reinterpret_cast<uint8_t*>(&(*buffer)[0]));
+  return size;
 }
 
 std::string LedgerToJson(const Ledger& ledger) {

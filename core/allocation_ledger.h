@@ -55,6 +55,14 @@ struct LedgerOptions {
 
 Ledger MeasureLedger(const v1::RecommendRequest& request, const LedgerOptions& options);
 
+// The request alloc_ledger and reco_bench measure (user "ledger-user", seed 1). The
+// seed decides how many realistic strings pass 15 bytes, so both must use this one.
+v1::RecommendRequest LedgerRequest(uint32_t items, v1::TextProfile profile);
+
+// The serialize phase: ByteSizeLong() + SerializeWithCachedSizesToArray() into
+// *buffer, which grows only when too small (no malloc once warm). Returns the size.
+size_t SerializeToBuffer(const v1::RecommendResponse& response, std::string* buffer);
+
 // The JSON document alloc_ledger --json prints:
 // {"items":200,"profile":"compact","serialized_bytes":N,"cycles":8,"malloc":"glibc",
 //  "modes":{"heap":{"build":{"allocs":A,"frees":F,"bytes":B},"serialize":{...},

@@ -70,12 +70,7 @@ int main(int argc, char** argv) {
   }
   options.store.initial_block_bytes = static_cast<size_t>(block);
 
-  reco::v1::RecommendRequest request;
-  request.set_user_id("ledger-user");
-  request.set_item_count(static_cast<uint32_t>(items));
-  request.set_text_profile(profile);
-  request.set_seed(1);
-
+  const reco::v1::RecommendRequest request = reco::LedgerRequest(static_cast<uint32_t>(items), profile);
   reco::Ledger ledger = reco::MeasureLedger(request, options);
   std::string out = absl::GetFlag(FLAGS_json) ? reco::LedgerToJson(ledger) + "\n" : reco::LedgerToTable(ledger);
   std::fputs(out.c_str(), stdout);
