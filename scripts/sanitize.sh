@@ -3,8 +3,9 @@
 # LeakSanitizer) or ThreadSanitizer.
 #   scripts/sanitize.sh asan   build-asan/: every test but those that cannot run
 #                              under ASan (valgrind; allocators given by LD_PRELOAD)
-#   scripts/sanitize.sh tsan   build-tsan/: the concurrent tests -- server_*,
-#                              patterns_*, hostile_*, core_tests, the canary
+#   scripts/sanitize.sh tsan   build-tsan/: the tests of our own threading --
+#                              core_tests, hostile_threads_test, patterns_* without
+#                              a gRPC server, the canary (see below why not gRPC's)
 # Extra arguments go to ctest, e.g. scripts/sanitize.sh asan -R hostile.
 # BUILD_DIR overrides the build directory. Exits non-zero on any failure or report.
 set -euo pipefail
@@ -37,17 +38,31 @@ if [ "$kind" = asan ]; then
   cmake --build "$build" -j"$(nproc)"
   ctest --test-dir "$build" --output-on-failure --timeout 900 -E "$exclude" "$@"
 else
-  # TSan is for code where threads meet: the server, the patterns that run one, the
-  # hostile clients; core_tests covers the counter's and the pools' own threading.
-  include='^(server_|patterns_|hostile_|core_tests$|sanitizer_canary)'
-  # Build only what the selected tests run: a GoogleTest test is named after its
-  # target; the canary tests run sanitizer_canary.
+  # TSan judges the threading of our own code: the counter and the pools
+  # (core_tests), the server's shared pieces under threads (hostile_threads_test),
+  # the patterns. Tests that run a gRPC server are left out: Debian's libgrpc and
+  # libabsl are not instrumented, so TSan cannot see the happens-before their atomics
+  # create and reports every object gRPC passes between its threads -- hundreds of
+  # false reports no small suppression file can honestly hide (docs/reliability.md).
+  # Those tests run under ASan instead.
+  include='^(core_tests|hostile_threads_test|patterns_.*|sanitizer_canary_race)$'
+  exclude='^patterns_arena_message_allocator_test$'  # starts a gRPC server
+  # Build only what the selected tests run: the test's own target, and every binary
+  # of this build its command names (e.g. the server a script test starts).
   known=$(cmake --build "$build" --target help | sed -n 's/^\.\.\. //p')
-  targets=(sanitizer_canary)
-  for t in $(ctest --test-dir "$build" -N -R "$include" | sed -n 's/^ *Test *#[0-9]*: //p'); do
+  targets=()
+  for t in $(ctest --test-dir "$build" --show-only=json-v1 -R "$include" -E "$exclude" | /usr/bin/python3 -c '
+import json, os, sys
+build = os.path.abspath(sys.argv[1])
+for test in json.load(sys.stdin)["tests"]:
+    print(test["name"])  # a GoogleTest binary is named after its test (ctest omits
+                         # "command" until the binary exists)
+    for arg in test.get("command", []):
+        if arg.startswith(build + "/"):
+            print(os.path.basename(arg))' "$build" | sort -u); do
     grep -qx "$t" <<<"$known" && targets+=("$t")
   done
   cmake --build "$build" -j"$(nproc)" --target "${targets[@]}"
-  ctest --test-dir "$build" --output-on-failure --timeout 900 -R "$include" "$@"
+  ctest --test-dir "$build" --output-on-failure --timeout 900 -R "$include" -E "$exclude" "$@"
 fi
 echo "sanitize.sh $kind: passed in $(( $(date +%s) - start )) s (build + tests)"

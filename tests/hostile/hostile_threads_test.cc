@@ -1,0 +1,122 @@
+// The server's thread-shared pieces hammered from many threads at once, without gRPC:
+// MessageStore (every mode), StoreMessageAllocator and its holders, PhaseRecorder and
+// StatsWindow snapshots taken (and reset) while RPCs are "in flight".
+//
+// This is the test ThreadSanitizer is for (scripts/sanitize.sh tsan). The gRPC-driven
+// tests cannot be judged by TSan here: Debian's libgrpc and libabsl are not
+// instrumented, so TSan does not see the happens-before their internal atomics create
+// and reports every object gRPC hands from one thread to another (docs/reliability.md).
+// Here every hand-off is our own code's, so a report is a real race.
+#include <atomic>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include <gtest/gtest.h>
+
+#include "core/message_store.h"
+#include "core/response_builder.h"
+#include "server/phase_recorder.h"
+#include "server/stats_window.h"
+#include "server/store_message_allocator.h"
+#include "tests/hostile/hostile_server.h"
+
+namespace reco::hostile {
+namespace {
+
+constexpr int kThreads = 4;
+constexpr int kRpcsPerThread = 150;
+
+class HostileThreadsTest : public ::testing::TestWithParam<MemoryMode> {};
+
+TEST_P(HostileThreadsTest, StoreLeasesFromManyThreadsWhileStatsAreRead) {
+  MessageStoreOptions options;
+  options.max_idle = 3;  // fewer than the threads: the pool overflows and refills
+  options.initial_block_bytes = 16 * 1024;  // arena_pool: some responses outgrow it
+  auto store = MakeMessageStore(GetParam(), options);
+  std::atomic<bool> done{false};
+  std::atomic<int> wrong{0};
+  std::thread reader([&] {
+    while (!done.load()) {
+      MessageStoreStats s = store->Stats();
+      if (s.idle > options.max_idle) ++wrong;
+    }
+  });
+  std::vector<std::thread> threads;
+  for (int t = 0; t < kThreads; ++t) {
+    threads.emplace_back([&, t] {
+      for (int i = 0; i < kRpcsPerThread; ++i) {
+        v1::RecommendRequest r = Request(1 + (i * 7 + t) % 40, i % 2 ? v1::TEXT_PROFILE_COMPACT : v1::TEXT_PROFILE_REALISTIC, i);
+        MessageLease lease = store->Acquire();
+        *lease.request = r;
+        BuildResponse(*lease.request, lease.response);
+        if (lease.response->SerializeAsString() != ExpectedBytes(r)) ++wrong;
+        store->Release(lease);
+      }
+    });
+  }
+  for (auto& t : threads) t.join();
+  done = true;
+  reader.join();
+  MessageStoreStats s = store->Stats();
+  EXPECT_EQ(wrong.load(), 0);
+  EXPECT_EQ(s.acquired, uint64_t{kThreads} * kRpcsPerThread);
+  EXPECT_EQ(s.released, s.acquired);
+  EXPECT_LE(s.idle, options.max_idle);
+}
+
+TEST_P(HostileThreadsTest, AllocatorHoldersAndStatsWindowsUnderThreads) {
+  if (GetParam() == MemoryMode::kHeap) GTEST_SKIP() << "heap mode installs no allocator";
+  MessageStoreOptions options;
+  options.max_idle = 3;
+  auto store = MakeMessageStore(GetParam(), options);
+  PhaseRecorder recorder;
+  StoreMessageAllocator allocator(store.get(), &recorder, /*max_idle=*/3);
+  StatsWindow window(GetParam(), &recorder, store.get());
+  std::atomic<bool> done{false};
+  std::atomic<int> wrong{0};
+  // Windows taken (and reset) while RPCs run: their release counts must add up.
+  uint64_t released_in_windows = 0;
+  std::thread snapshots([&] {
+    bool reset = false;
+    while (!done.load()) {
+      v1::StatsSnapshot s = window.Snapshot(reset);
+      if (reset) released_in_windows += s.release().latency().count();
+      reset = !reset;
+    }
+  });
+  std::vector<std::thread> threads;
+  for (int t = 0; t < kThreads; ++t) {
+    threads.emplace_back([&, t] {
+      for (int i = 0; i < kRpcsPerThread; ++i) {
+        // What gRPC does per RPC: take a holder, parse into its request, let the
+        // handler fill the response, release the holder when the call is over.
+        auto* holder = static_cast<StoreMessageHolder*>(allocator.AllocateMessages());
+        v1::RecommendRequest r = Request(1 + (i + t) % 30, v1::TEXT_PROFILE_REALISTIC, t * 1000 + i);
+        *holder->request() = r;
+        BuildResponse(*holder->request(), holder->response());
+        if (holder->response()->SerializeAsString() != ExpectedBytes(r)) ++wrong;
+        recorder.CountRpc(true);
+        holder->MarkAnswered();
+        holder->Release();
+      }
+    });
+  }
+  for (auto& t : threads) t.join();
+  done = true;
+  snapshots.join();
+  v1::StatsSnapshot last = window.Snapshot(/*reset=*/true);
+  released_in_windows += last.release().latency().count();
+  EXPECT_EQ(wrong.load(), 0);
+  EXPECT_EQ(released_in_windows, uint64_t{kThreads} * kRpcsPerThread) << "a release sample was lost or counted twice";
+  EXPECT_EQ(last.store().in_use(), 0u);
+  EXPECT_LE(last.store().idle(), options.max_idle);
+}
+
+INSTANTIATE_TEST_SUITE_P(Modes, HostileThreadsTest, ::testing::ValuesIn(AllMemoryModes()),
+                         [](const ::testing::TestParamInfo<MemoryMode>& info) {
+                           return std::string(MemoryModeName(info.param));
+                         });
+
+}  // namespace
+}  // namespace reco::hostile
