@@ -102,9 +102,8 @@ TEST(ArenaMessageAllocatorTest, HandlerSeesRequestAndResponseOnOneArena) {
     EXPECT_EQ(o.response_arena, o.request_arena);
     EXPECT_TRUE(o.response_paths_off_arena.empty()) << o.response_paths_off_arena.front();
   }
-  for (size_t i = 1; i < seen.size(); ++i) {  // a fresh arena per RPC
-    for (size_t j = 0; j < i; ++j) EXPECT_NE(seen[i].request_arena, seen[j].request_arena);
-  }
+  // A fresh arena per RPC: one AllocateMessages() each. (Comparing arena addresses
+  // would be wrong: malloc may hand a freed arena's memory to the next one.)
   // Shutdown() + Wait() returned, so every RPC is complete and released exactly once.
   EXPECT_EQ(allocator.allocated(), static_cast<uint64_t>(kRpcs));
   EXPECT_EQ(allocator.released(), static_cast<uint64_t>(kRpcs));
