@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # Runs `docker compose up` for real and checks its outcome: the images build, the
 # four servers become healthy, the load service exits 0, and ./results holds the
-# JSON and HTML reports with all four targets.
+# JSON and HTML reports with all four targets. Then runs it again with one server
+# given a bad flag (docker/test/bad-server.yaml): compose must fail, quickly, with
+# the server's own error line in its output.
 #
 # Where no Docker engine runs (these CI machines), the shared compose-up tool runs
 # the compose file with podman; give its path in COMPOSE_UP (default:
@@ -11,17 +13,23 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 compose_up=${COMPOSE_UP:-$(cd .. && pwd)/shared/tools/compose-up}
 rm -rf results
-if [ "$compose_up" = docker-compose-native ]; then
-  docker compose up --build --abort-on-container-exit --exit-code-from load
-else
+up_args=(up --build --abort-on-container-exit --exit-code-from load)
+compose() {  # compose [-f FILE ...] -- runs `docker compose <files> up ...`
+  if [ "$compose_up" = docker-compose-native ]; then
+    docker compose "$@" "${up_args[@]}"
+  else
+    "$compose_up" . -- "$@" "${up_args[@]}"
+  fi
+}
+if [ "$compose_up" != docker-compose-native ]; then
   [ -x "$compose_up" ] || { echo "compose_check: $compose_up not found (set COMPOSE_UP)" >&2; exit 1; }
   # podman's netavark network backend needs iptables, which a minimal Debian lacks.
   if ! command -v iptables >/dev/null; then
     apt-get -o DPkg::Lock::Timeout=600 update -q >/dev/null
     DEBIAN_FRONTEND=noninteractive apt-get -o DPkg::Lock::Timeout=600 install -y -q --no-install-recommends iptables >/dev/null
   fi
-  "$compose_up" .
 fi
+compose -f compose.yaml
 /usr/bin/python3 - <<'PY'
 import json, sys
 doc = json.load(open("results/report.json"))
@@ -36,3 +44,12 @@ for t in doc["targets"]:
 assert "<svg" in html
 print("compose_check: load exited 0; results/report.json and report.html hold", ", ".join(names))
 PY
+
+log=$(mktemp)
+if COMPOSE_TIMEOUT=600 compose -f compose.yaml -f docker/test/bad-server.yaml >"$log" 2>&1; then
+  echo "compose_check: FAIL: compose succeeded although a server had a bad flag" >&2; exit 1
+fi
+grep -q -- "--mode=stack is not one of" "$log" || { echo "compose_check: FAIL: the server's error line is missing:" >&2; tail -20 "$log" >&2; exit 1; }
+grep -Eq "dependency failed to start|exited with code 2" "$log" || { echo "compose_check: FAIL: compose did not report the failed server:" >&2; tail -20 "$log" >&2; exit 1; }
+echo "compose_check: a server with a bad flag made compose fail with its error line"
+rm -f "$log"
