@@ -94,6 +94,12 @@ absl::StatusOr<RunReport> RunLoad(const LoadOptions& options, const std::string&
   report.environment = RunEnvironment::Current(command_line);
 
   const RequestSet requests(RequestShape(options), options.variants);
+  // A ceiling server (reco_server --mode ceiling) answers every request with the one
+  // reply it serialized at start-up, for reco_load's first request by default. It is
+  // sent only that request, so that every reply is still checked (item count, and
+  // bytes on the sample) against what the builder makes for the request sent.
+  const RequestSet first_request_only(RequestShape(options), 1);
+  std::vector<const RequestSet*> target_requests;
 
   // Fail fast, before any load: every target must answer correctly.
   std::vector<std::unique_ptr<TargetLink>> links;
@@ -109,6 +115,14 @@ absl::StatusOr<RunReport> RunLoad(const LoadOptions& options, const std::string&
                          : s.status().code() == absl::StatusCode::kUnimplemented
                              ? "the target has no reco.v1.ServerStats service"
                              : std::string(s.status().message()));
+    const bool ceiling = spec.name == "ceiling" || (s.ok() && s->mode() == "ceiling");
+    target_requests.push_back(ceiling ? &first_request_only : &requests);
+    if (ceiling && options.variants > 1) {
+      report.warnings.push_back(absl::StrCat(
+          spec.name, ": a ceiling server answers every request with one reply built at start-up; it was sent only "
+                     "the first request (--variants ignored for it) and its replies were checked against that "
+                     "request's bytes"));
+    }
     TargetResult t;
     t.spec = spec;
     report.targets.push_back(std::move(t));
@@ -117,7 +131,7 @@ absl::StatusOr<RunReport> RunLoad(const LoadOptions& options, const std::string&
   for (int round = 1; round <= options.rounds; ++round) {
     for (size_t ti = 0; ti < links.size(); ++ti) {
       TargetLink& link = *links[ti];
-      LoadDriver driver(&link, &requests, options);
+      LoadDriver driver(&link, target_requests[ti], options);
       const WindowPlan plan = WindowPlan::StartingNow(options.warmup, options.duration);
       driver.Start(plan);
       auto tick = [&] {

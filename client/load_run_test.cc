@@ -42,6 +42,49 @@ void ExpectOrderedPercentiles(const LatencyHistogram& h) {
   EXPECT_GT(h.Percentile(50), 0u);
 }
 
+// A ceiling server ignores the request's content. reco_load recognizes it by its
+// ServerStats mode (whatever the target is named), sends it only its first request,
+// and so still checks every reply without counting the ceiling as wrong.
+TEST(ClientLoadRun, CeilingTargetIsCheckedAgainstItsOneRequestAndGivesTheShare) {
+  std::unique_ptr<RecoServer> heap = StartServer(MemoryMode::kHeap);
+  ServerOptions c;
+  c.listen = "127.0.0.1:0";
+  c.ceiling = true;
+  LoadOptions o = ShortRun();
+  c.ceiling_request.set_user_id("load-user-0");  // reco_load's first request
+  c.ceiling_request.set_item_count(o.items);
+  c.ceiling_request.set_text_profile(o.profile);
+  c.ceiling_request.set_seed(o.seed);
+  absl::StatusOr<std::unique_ptr<RecoServer>> ceiling = RecoServer::Start(c);
+  ASSERT_TRUE(heap && ceiling.ok()) << ceiling.status();
+  o.targets = {SpecFor("heap", *heap), SpecFor("top", **ceiling)};
+  o.variants = 4;
+  o.verify_every = 1;  // compare every reply byte for byte
+  o.rounds = 1;
+  absl::StatusOr<RunReport> report = RunLoad(o, "test", nullptr);
+  ASSERT_TRUE(report.ok()) << report.status();
+  const TargetResult& top = report->targets[1];
+  EXPECT_EQ(top.server.mode, "ceiling");
+  EXPECT_GT(top.client.ok, 0u);
+  EXPECT_EQ(top.client.verified, top.client.ok);
+  EXPECT_EQ(top.client.errors(), 0u);
+  EXPECT_EQ(report->CeilingIndex(), 1);
+  ASSERT_TRUE(report->QpsShareOfCeiling(0).has_value());
+  EXPECT_GT(*report->QpsShareOfCeiling(0), 0.0);
+  EXPECT_DOUBLE_EQ(*report->QpsShareOfCeiling(1), 1.0);
+  bool told = false;
+  for (const std::string& w : report->warnings) told |= w.find("top: a ceiling server") == 0;
+  EXPECT_TRUE(told);
+
+  // A ceiling built for another request fails the probe, before any load.
+  c.ceiling_request.set_item_count(o.items + 1);
+  absl::StatusOr<std::unique_ptr<RecoServer>> wrong = RecoServer::Start(c);
+  ASSERT_TRUE(wrong.ok());
+  o.targets = {SpecFor("ceiling", **wrong)};
+  absl::StatusOr<RunReport> refused = RunLoad(o, "test", nullptr);
+  EXPECT_EQ(refused.status().code(), absl::StatusCode::kDataLoss) << refused.status();
+}
+
 TEST(ClientLoadRun, ClosedLoopAgainstRealServersMatchesTheirOwnStats) {
   std::unique_ptr<RecoServer> heap = StartServer(MemoryMode::kHeap);
   std::unique_ptr<RecoServer> pool = StartServer(MemoryMode::kArenaPool);

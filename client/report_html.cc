@@ -74,6 +74,14 @@ std::string FigureTable(const RunReport& report) {
       absl::StrAppend(&s, "<td>", FormatFigure(f, v), ratio, "</td>");
     }
     absl::StrAppend(&s, "</tr>\n");
+    if (f.key == "qps" && report.CeilingIndex() >= 0) {
+      absl::StrAppend(&s, "<tr><td>QPS share of ceiling</td>");
+      for (size_t i = 0; i < report.targets.size(); ++i) {
+        std::optional<double> v = report.QpsShareOfCeiling(i);
+        absl::StrAppend(&s, "<td>", v ? absl::StrFormat("%.0f%%", *v * 100) : "n/a", "</td>");
+      }
+      absl::StrAppend(&s, "</tr>\n");
+    }
   }
   return s + "</table>\n";
 }

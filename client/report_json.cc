@@ -95,7 +95,9 @@ std::string RenderJson(const RunReport& report) {
   const LoadOptions& o = report.options;
   const std::vector<Figure> figures = ReportFigures(o);
   json targets = json::array();
-  for (const TargetResult& t : report.targets) {
+  for (size_t ti = 0; ti < report.targets.size(); ++ti) {
+    const TargetResult& t = report.targets[ti];
+    std::optional<double> share = report.QpsShareOfCeiling(ti);
     json rounds = json::array();
     for (const RoundResult& r : t.rounds) {
       rounds.push_back({{"round", r.round},
@@ -109,6 +111,7 @@ std::string RenderJson(const RunReport& report) {
                        {"figures", FiguresJson(figures, t.client, t.server)},
                        {"qps_min_round", lo},
                        {"qps_max_round", hi},
+                       {"qps_share_of_ceiling", share ? json(*share) : json(nullptr)},
                        {"client", ClientJson(t.client, o.open_loop())},
                        {"server", ServerJson(t.server)},
                        {"rounds", rounds}});
@@ -121,6 +124,7 @@ std::string RenderJson(const RunReport& report) {
       {"parameters",
        {{"targets", target_specs},
         {"baseline", o.targets.empty() ? "" : o.targets[0].name},
+        {"ceiling", report.CeilingIndex() >= 0 ? json(report.targets[report.CeilingIndex()].spec.name) : json(nullptr)},
         {"warmup_seconds", absl::ToDoubleSeconds(o.warmup)},
         {"duration_seconds", absl::ToDoubleSeconds(o.duration)},
         {"rounds", o.rounds},

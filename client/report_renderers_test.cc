@@ -85,5 +85,29 @@ TEST(RenderHtml, IsSelfContainedWithThreeCharts) {
   EXPECT_NE(html.find("<polyline"), std::string::npos);
 }
 
+// The second target reports mode "ceiling": every target's QPS shows as its share.
+TEST(RenderAll, ShowQpsShareOfTheCeiling) {
+  RunReport r = SampleReport();
+  EXPECT_EQ(r.CeilingIndex(), -1);
+  EXPECT_EQ(RenderTable(r).find("share of ceiling"), std::string::npos);
+  EXPECT_TRUE(nlohmann::json::parse(RenderJson(r))["targets"][0]["qps_share_of_ceiling"].is_null());
+
+  r.targets[1].server.available = true;
+  r.targets[1].server.mode = "ceiling";
+  ASSERT_EQ(r.CeilingIndex(), 1);
+  nlohmann::json doc = nlohmann::json::parse(RenderJson(r));
+  EXPECT_EQ(doc["parameters"]["ceiling"], "arena");
+  // heap: 2003 OK in 2 s; the ceiling: 4003 in 2 s.
+  EXPECT_NEAR(doc["targets"][0]["qps_share_of_ceiling"].get<double>(), 2003.0 / 4003.0, 1e-9);
+  EXPECT_DOUBLE_EQ(doc["targets"][1]["qps_share_of_ceiling"].get<double>(), 1.0);
+  std::string table = RenderTable(r);
+  size_t row = table.find("QPS share of ceiling");
+  ASSERT_NE(row, std::string::npos) << table;
+  std::string line = table.substr(row, table.find('\n', row) - row);
+  EXPECT_NE(line.find("50%"), std::string::npos) << line;
+  EXPECT_NE(line.find("100%"), std::string::npos) << line;
+  EXPECT_NE(RenderHtml(r).find("<td>QPS share of ceiling</td><td>50%</td><td>100%</td>"), std::string::npos);
+}
+
 }  // namespace
 }  // namespace reco

@@ -48,6 +48,14 @@ std::string RenderTable(const RunReport& report) {
       }
       rows.push_back(spread);
     }
+    if (f.key == "qps" && report.CeilingIndex() >= 0) {
+      std::vector<std::string> share = {"QPS share of ceiling"};
+      for (size_t i = 0; i < report.targets.size(); ++i) {
+        std::optional<double> v = report.QpsShareOfCeiling(i);
+        share.push_back(v ? absl::StrFormat("%.0f%%", *v * 100) : "n/a");
+      }
+      rows.push_back(share);
+    }
   }
   std::vector<size_t> width;
   for (const auto& row : rows) {

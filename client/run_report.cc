@@ -57,4 +57,20 @@ double RunReport::error_rate() const {
 
 std::string PercentileLabel(double p) { return absl::StrCat("p", absl::StrFormat("%g", p)); }
 
+int RunReport::CeilingIndex() const {
+  for (size_t i = 0; i < targets.size(); ++i) {
+    const TargetResult& t = targets[i];
+    if (t.spec.name == "ceiling" || (t.server.available && t.server.mode == "ceiling")) return static_cast<int>(i);
+  }
+  return -1;
+}
+
+std::optional<double> RunReport::QpsShareOfCeiling(size_t i) const {
+  const int c = CeilingIndex();
+  if (c < 0 || i >= targets.size()) return std::nullopt;
+  const double ceiling_qps = targets[c].client.qps();
+  if (ceiling_qps <= 0) return std::nullopt;
+  return targets[i].client.qps() / ceiling_qps;
+}
+
 }  // namespace reco

@@ -16,6 +16,7 @@
 #ifndef ARENA_GRPC_CLIENT_RUN_REPORT_H_
 #define ARENA_GRPC_CLIENT_RUN_REPORT_H_
 
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -66,6 +67,13 @@ struct RunReport {
 
   // Errors over completions, all targets and rounds.
   double error_rate() const;
+
+  // The ceiling (reco_server --mode ceiling: the transport's limit): the first target
+  // named "ceiling" or whose server reports mode "ceiling"; -1 when there is none.
+  int CeilingIndex() const;
+  // Target i's QPS as a share of the ceiling's (0.42 = 42%); nullopt without a
+  // ceiling or when the ceiling answered nothing.
+  std::optional<double> QpsShareOfCeiling(size_t i) const;
 };
 
 // Percentiles every renderer shows, and their labels ("p50", ..., "p99.9").

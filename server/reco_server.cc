@@ -9,6 +9,8 @@
 #include <grpcpp/resource_quota.h>
 
 #include "absl/strings/str_cat.h"
+#include "core/response_builder.h"
+#include "server/ceiling_service.h"
 #include "server/recommender_service.h"
 #include "server/serialize_timer.h"
 #include "server/stats_service.h"
@@ -26,6 +28,7 @@ struct RecoServer::Parts {
   std::unique_ptr<StoreMessageAllocator> allocator;
   std::unique_ptr<StatsWindow> window;
   std::unique_ptr<RecommenderService> recommender;
+  std::unique_ptr<CeilingService> ceiling;  // instead of recommender in ceiling mode
   std::unique_ptr<StatsService> stats;
   std::unique_ptr<grpc::Server> server;
   int port = 0;
@@ -46,7 +49,11 @@ absl::Status CheckOptions(const ServerOptions& o) {
   if (o.resource_quota_bytes < 0) {
     return absl::InvalidArgumentError(absl::StrCat("resource_quota_bytes: ", o.resource_quota_bytes, " is negative"));
   }
-  if (o.mode == MemoryMode::kArenaPool && o.store.initial_block_bytes == 0) {
+  if (o.ceiling) {
+    if (absl::Status s = ValidateRequest(o.ceiling_request); !s.ok()) {
+      return absl::InvalidArgumentError(absl::StrCat("ceiling_request: ", s.message()));
+    }
+  } else if (o.mode == MemoryMode::kArenaPool && o.store.initial_block_bytes == 0) {
     return absl::InvalidArgumentError("initial_block_bytes: must be positive in arena_pool mode");
   }
   return absl::OkStatus();
@@ -60,16 +67,22 @@ absl::StatusOr<std::unique_ptr<RecoServer>> RecoServer::Start(const ServerOption
   parts->options = options;
   PhaseRecorder* recorder = options.measure_phases ? &parts->recorder : nullptr;
 
-  parts->recommender = std::make_unique<RecommenderService>(&parts->recorder, options.measure_phases);
-  if (options.mode != MemoryMode::kHeap) {
-    // heap is gRPC's default path: no allocator at all. The others put the messages
-    // where the core library's MessageStore says.
-    parts->store = MakeMessageStore(options.mode, options.store);
-    parts->allocator = std::make_unique<StoreMessageAllocator>(parts->store.get(), recorder, options.store.max_idle);
-    parts->recommender->SetMessageAllocatorFor_Recommend(parts->allocator.get());
-    parts->recommender->UseStoreHolders(true);
+  if (options.ceiling) {
+    // Nothing to place: one reply, serialized once; no store, no allocator.
+    parts->ceiling = std::make_unique<CeilingService>(options.ceiling_request, &parts->recorder, options.measure_phases);
+    parts->window = std::make_unique<StatsWindow>("ceiling", &parts->recorder, nullptr);
+  } else {
+    parts->recommender = std::make_unique<RecommenderService>(&parts->recorder, options.measure_phases);
+    if (options.mode != MemoryMode::kHeap) {
+      // heap is gRPC's default path: no allocator at all. The others put the messages
+      // where the core library's MessageStore says.
+      parts->store = MakeMessageStore(options.mode, options.store);
+      parts->allocator = std::make_unique<StoreMessageAllocator>(parts->store.get(), recorder, options.store.max_idle);
+      parts->recommender->SetMessageAllocatorFor_Recommend(parts->allocator.get());
+      parts->recommender->UseStoreHolders(true);
+    }
+    parts->window = std::make_unique<StatsWindow>(options.mode, &parts->recorder, parts->store.get());
   }
-  parts->window = std::make_unique<StatsWindow>(options.mode, &parts->recorder, parts->store.get());
   parts->stats = std::make_unique<StatsService>(parts->window.get());
 
   grpc::EnableDefaultHealthCheckService(true);
@@ -86,12 +99,18 @@ absl::StatusOr<std::unique_ptr<RecoServer>> RecoServer::Start(const ServerOption
     quota.Resize(static_cast<size_t>(options.resource_quota_bytes));
     builder.SetResourceQuota(quota);
   }
-  if (options.measure_phases) {
+  // The ceiling gets no serialize timer: it has nothing to serialize, and the
+  // interceptor's per-RPC bookkeeping would lower the limit it stands for.
+  if (options.measure_phases && !options.ceiling) {
     std::vector<std::unique_ptr<grpc::experimental::ServerInterceptorFactoryInterface>> factories;
     factories.push_back(std::make_unique<SerializeTimerFactory>(&parts->recorder));
     builder.experimental().SetInterceptorCreators(std::move(factories));
   }
-  builder.RegisterService(parts->recommender.get());
+  if (options.ceiling) {
+    builder.RegisterService(parts->ceiling.get());
+  } else {
+    builder.RegisterService(parts->recommender.get());
+  }
   builder.RegisterService(parts->stats.get());
 
   parts->server = builder.BuildAndStart();

@@ -35,6 +35,7 @@
 #include "absl/status/statusor.h"
 #include "absl/time/time.h"
 #include "core/message_store.h"
+#include "proto/reco.pb.h"
 #include "proto/stats.pb.h"
 
 namespace reco {
@@ -57,6 +58,14 @@ struct ServerOptions {
   // false drops every per-RPC phase measurement (RPCs are still counted): for
   // measuring what measuring costs.
   bool measure_phases = true;
+  // The fifth, server-level mode: answer every Recommend with the one reply to
+  // ceiling_request, serialized at start-up (server/ceiling_service.h). `mode` and
+  // `store` are then unused and StatsSnapshot.mode is "ceiling". It ignores the
+  // request's content: the limit of the transport, not a pattern to copy.
+  bool ceiling = false;
+  // Must pass ValidateRequest. reco_server's flags default it to
+  // DefaultCeilingRequest() (ceiling_service.h): reco_load's first request.
+  v1::RecommendRequest ceiling_request;
 };
 
 class RecoServer {

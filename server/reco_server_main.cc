@@ -16,11 +16,20 @@
 #include "absl/flags/usage.h"
 #include "absl/strings/str_cat.h"
 #include "absl/time/time.h"
+#include "core/response_builder.h"
+#include "server/ceiling_service.h"
 #include "server/reco_server.h"
 #include "server/stats_summary.h"
 
 ABSL_FLAG(std::string, listen, "127.0.0.1:50051", "HOST:PORT to listen on; port 0 picks a free port");
-ABSL_FLAG(std::string, mode, "arena_pool", "where responses live: heap, reuse, arena or arena_pool");
+ABSL_FLAG(std::string, mode, "arena_pool",
+          "where responses live: heap, reuse, arena or arena_pool; or ceiling: every Recommend gets ONE reply "
+          "serialized at start-up for the --ceiling_* request, WHATEVER the request says (the transport's limit "
+          "on this machine, not a pattern to copy)");
+ABSL_FLAG(int64_t, ceiling_items, 200, "ceiling: item_count of the fixed request (reco_load's --items default)");
+ABSL_FLAG(std::string, ceiling_profile, "realistic", "ceiling: text profile of the fixed request, realistic or compact");
+ABSL_FLAG(int64_t, ceiling_seed, 1, "ceiling: seed of the fixed request (reco_load's --seed default)");
+ABSL_FLAG(std::string, ceiling_user, "load-user-0", "ceiling: user_id of the fixed request (reco_load's first)");
 ABSL_FLAG(int64_t, max_idle, 64,
           "reuse/arena_pool: idle leases the pool keeps (more may be in use; extras are freed on release)");
 ABSL_FLAG(int64_t, initial_block_bytes, 512 * 1024,
@@ -53,9 +62,20 @@ reco::ServerOptions OptionsFromFlags() {
   reco::ServerOptions o;
   o.listen = absl::GetFlag(FLAGS_listen);
   if (o.listen.find(':') == std::string::npos) BadFlag("--listen=" + o.listen + " is not HOST:PORT");
-  if (!reco::ParseMemoryMode(absl::GetFlag(FLAGS_mode), &o.mode)) {
-    BadFlag("--mode=" + absl::GetFlag(FLAGS_mode) + " is not one of heap, reuse, arena, arena_pool");
+  o.ceiling = absl::GetFlag(FLAGS_mode) == "ceiling";
+  if (!o.ceiling && !reco::ParseMemoryMode(absl::GetFlag(FLAGS_mode), &o.mode)) {
+    BadFlag("--mode=" + absl::GetFlag(FLAGS_mode) + " is not one of heap, reuse, arena, arena_pool, ceiling");
   }
+  o.ceiling_request = reco::DefaultCeilingRequest();
+  o.ceiling_request.set_item_count(
+      static_cast<uint32_t>(Bounded(FLAGS_ceiling_items, "ceiling_items", 1, reco::kMaxItemCount)));
+  reco::v1::TextProfile profile;
+  if (!reco::ParseTextProfile(absl::GetFlag(FLAGS_ceiling_profile), &profile)) {
+    BadFlag("--ceiling_profile=" + absl::GetFlag(FLAGS_ceiling_profile) + " is not one of realistic, compact");
+  }
+  o.ceiling_request.set_text_profile(profile);
+  o.ceiling_request.set_seed(static_cast<uint64_t>(Bounded(FLAGS_ceiling_seed, "ceiling_seed", 0, int64_t{1} << 62)));
+  o.ceiling_request.set_user_id(absl::GetFlag(FLAGS_ceiling_user));
   o.store.max_idle = Bounded(FLAGS_max_idle, "max_idle", 0, 1 << 20);
   o.store.initial_block_bytes = Bounded(FLAGS_initial_block_bytes, "initial_block_bytes", 1, int64_t{1} << 32);
   o.max_receive_message_bytes = Bounded(FLAGS_max_receive_message_bytes, "max_receive_message_bytes", 1, 1 << 30);
@@ -69,7 +89,7 @@ reco::ServerOptions OptionsFromFlags() {
 }  // namespace
 
 int main(int argc, char** argv) {
-  absl::SetProgramUsageMessage("The Recommender gRPC server, in one of four memory modes.\n"
+  absl::SetProgramUsageMessage("The Recommender gRPC server, in one of four memory modes (or the ceiling).\n"
                                "  reco_server --listen 127.0.0.1:0 --mode arena_pool");
   std::vector<char*> rest = absl::ParseCommandLine(argc, argv);
   if (rest.size() > 1) BadFlag(absl::StrCat("unexpected argument '", rest[1], "' (flags only; see --help)"));
@@ -90,7 +110,7 @@ int main(int argc, char** argv) {
   }
   std::string host = options.listen.substr(0, options.listen.rfind(':'));
   std::cout << "reco_server: listening on " << host << ":" << (*server)->port()
-            << " mode=" << reco::MemoryModeName(options.mode) << std::endl;  // endl: flushed for scripts
+            << " mode=" << (options.ceiling ? "ceiling" : reco::MemoryModeName(options.mode)) << std::endl;  // endl: flushed for scripts
 
   int signal_number = 0;
   sigwait(&stop_signals, &signal_number);

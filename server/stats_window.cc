@@ -25,7 +25,10 @@ void ToProto(const PhaseRecorder::PhaseTotals& totals, v1::PhaseStats* out) {
 }  // namespace
 
 StatsWindow::StatsWindow(MemoryMode mode, PhaseRecorder* recorder, const MessageStore* store)
-    : mode_(mode), recorder_(recorder), store_(store), malloc_name_(AllocationCounter::MallocName()) {
+    : StatsWindow(std::string(MemoryModeName(mode)), recorder, store) {}
+
+StatsWindow::StatsWindow(std::string mode_name, PhaseRecorder* recorder, const MessageStore* store)
+    : mode_name_(std::move(mode_name)), recorder_(recorder), store_(store), malloc_name_(AllocationCounter::MallocName()) {
   ResetPeakRss();
   baseline_ = TakeBaseline();
 }
@@ -47,7 +50,7 @@ v1::StatsSnapshot StatsWindow::Snapshot(bool reset) {
   PhaseRecorder::Totals totals = recorder_->Snapshot(reset);
   Baseline now = TakeBaseline();
 
-  s.set_mode(std::string(MemoryModeName(mode_)));
+  s.set_mode(mode_name_);
   s.set_malloc(malloc_name_);
   s.set_pid(getpid());
   s.set_window_seconds(std::chrono::duration<double>(now.start - baseline_.start).count());

@@ -31,6 +31,8 @@ namespace reco {
 class StatsWindow {
  public:
   StatsWindow(MemoryMode mode, PhaseRecorder* recorder, const MessageStore* store);
+  // A server-level mode that is not a MemoryMode ("ceiling"); store may be null.
+  StatsWindow(std::string mode_name, PhaseRecorder* recorder, const MessageStore* store);
   v1::StatsSnapshot Snapshot(bool reset);
 
  private:
@@ -42,7 +44,7 @@ class StatsWindow {
   };
   Baseline TakeBaseline() const;
 
-  const MemoryMode mode_;
+  const std::string mode_name_;
   PhaseRecorder* const recorder_;
   const MessageStore* const store_;
   const std::string malloc_name_;

@@ -1,0 +1,43 @@
+// See ceiling_service.h.
+#include "server/ceiling_service.h"
+
+#include <grpcpp/support/slice.h>
+
+#include "core/response_builder.h"
+
+namespace reco {
+
+v1::RecommendRequest DefaultCeilingRequest() {
+  // Mirrors reco_load's RequestSet variant 0 with its default flags.
+  v1::RecommendRequest request;
+  request.set_user_id("load-user-0");
+  request.set_item_count(kDefaultItemCount);
+  request.set_text_profile(v1::TEXT_PROFILE_REALISTIC);
+  request.set_seed(1);
+  return request;
+}
+
+CeilingService::CeilingService(const v1::RecommendRequest& request, PhaseRecorder* recorder, bool measure_phases)
+    : recorder_(recorder), measure_phases_(measure_phases) {
+  v1::RecommendResponse response;
+  BuildResponse(request, &response);
+  bytes_ = response.SerializeAsString();
+  // STATIC_SLICE: gRPC takes the memory as it is, never copies or frees it. bytes_
+  // lives as long as this service, which outlives the server and every reply.
+  grpc::Slice slice(bytes_.data(), bytes_.size(), grpc::Slice::STATIC_SLICE);
+  reply_ = grpc::ByteBuffer(&slice, 1);
+}
+
+grpc::ServerUnaryReactor* CeilingService::Recommend(grpc::CallbackServerContext* context,
+                                                    const grpc::ByteBuffer* /*request: ignored*/,
+                                                    grpc::ByteBuffer* response) {
+  PhaseClock clock;
+  *response = reply_;  // a new byte-buffer header over the same static slice: no payload copy
+  if (measure_phases_) recorder_->Record(Phase::kBuild, clock.Elapsed());
+  recorder_->CountRpc(true);
+  grpc::ServerUnaryReactor* reactor = context->DefaultReactor();
+  reactor->Finish(grpc::Status::OK);
+  return reactor;
+}
+
+}  // namespace reco
