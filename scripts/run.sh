@@ -1,13 +1,13 @@
 #!/usr/bin/env bash
 # The main job: installs what is missing, builds, starts one reco_server per memory
-# mode on 127.0.0.1 (free ports), drives all four with reco_load -- heap first, the
-# baseline of every ratio -- and prints the comparison table. Writes
+# mode on 127.0.0.1 (free ports) plus the ceiling, drives all five with reco_load --
+# heap first, the baseline of every ratio -- and prints the comparison table. Writes
 # results/report.json and results/report.html (and the servers' logs beside them).
 # The servers are stopped (SIGTERM, then waited for) however the run ends.
 #
 #   scripts/run.sh [reco_load flags...]   e.g. --duration 10s --rounds 5, --rate 500,
 #                                         --profile compact, --items 1000
-# Default: 3 rounds x 4 servers x (1 s warm-up + 4 s measured), about a minute.
+# Default: 3 rounds x 5 servers x (1 s warm-up + 4 s measured), about 80 seconds.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/setup.sh
@@ -25,9 +25,28 @@ trap stop_servers EXIT
 trap 'exit 130' INT TERM
 
 targets=()
-for mode in heap reuse arena arena_pool; do
+# The ceiling (reco_server --mode ceiling) comes after the four modes, so heap stays
+# the baseline: one reply serialized at start-up for reco_load's first request, sent
+# whatever the request says -- the transport's limit, shown as each mode's "QPS share
+# of ceiling". Its fixed request follows reco_load's --items/--profile/--seed when
+# they are given as separate words (e.g. --profile compact).
+ceiling_flags=()
+args=("$@")
+for i in "${!args[@]}"; do
+  case "${args[$i]}" in
+    --items) [ "${args[$((i + 1))]:-0}" = 0 ] || ceiling_flags+=(--ceiling_items "${args[$((i + 1))]}") ;;
+    --profile) ceiling_flags+=(--ceiling_profile "${args[$((i + 1))]:-}") ;;
+    --seed) ceiling_flags+=(--ceiling_seed "${args[$((i + 1))]:-}") ;;
+    --items=*) [ "${args[$i]#*=}" = 0 ] || ceiling_flags+=(--ceiling_items "${args[$i]#*=}") ;;
+    --profile=*) ceiling_flags+=(--ceiling_profile "${args[$i]#*=}") ;;
+    --seed=*) ceiling_flags+=(--ceiling_seed "${args[$i]#*=}") ;;
+  esac
+done
+for mode in heap reuse arena arena_pool ceiling; do
   log=$results/server-$mode.log
-  "$build/server/reco_server" --listen 127.0.0.1:0 --mode "$mode" >"$log" 2>&1 &
+  extra=()
+  [ "$mode" = ceiling ] && extra=("${ceiling_flags[@]}")
+  "$build/server/reco_server" --listen 127.0.0.1:0 --mode "$mode" "${extra[@]}" >"$log" 2>&1 &
   pids+=($!)
   port=""
   for _ in $(seq 100); do

@@ -1,0 +1,145 @@
+#!/usr/bin/env bash
+# The benchmark/service matrix: for each malloc (glibc, tcmalloc, jemalloc, mimalloc)
+# in one sitting,
+#   1. reco_bench under LD_PRELOAD: BM_Cycle (4 modes x 10/200/1000 items x both text
+#      profiles) and BM_Parse at 200 items, JSON out;
+#   2. the service: one reco_server per memory mode plus the ceiling
+#      (reco_server --mode ceiling, the transport's limit) under LD_PRELOAD, on
+#      127.0.0.1 port 0, driven by reco_load (heap first, the baseline; the client
+#      itself runs on glibc in every column, so only the servers' malloc changes).
+# Raw JSON and server logs go to a results folder (git-ignored); bench/matrix_page.py
+# then writes the page (docs/RESULTS.md, SVG charts in docs/results/). A malloc that
+# is not installed is reported SKIPPED, in the output and the page.
+#
+#   bench/matrix.sh [--short] [--build DIR] [--out DIR] [--page FILE] [--mallocs "glibc mimalloc"]
+#
+# Full mode (default): reco_bench 3 repetitions x 0.2 s; reco_load 3 rounds x (1 s
+# warm-up + 4 s) per target, realistic and compact text: about 12 minutes on 2 cores.
+# --short: 0.01 s per benchmark, 1 repetition; 1 round x (0.3 s + 1 s), realistic
+# text only: about 1-2 minutes (the CI test bench_matrix_short). Short figures are
+# indicative only; the page says which mode made it.
+# Servers are stopped (SIGTERM, then waited for) however the run ends.
+set -euo pipefail
+root=$(cd "$(dirname "$0")/.." && pwd)
+. "$root/scripts/lib/mallocs.sh"
+
+short=0
+build=$root/build
+out=""
+page=$root/docs/RESULTS.md
+mallocs=$MALLOCS
+command_line="bench/matrix.sh${*:+ $*}"
+while [ $# -gt 0 ]; do
+  case "$1" in
+    --short) short=1 ;;
+    --build) build=$2; shift ;;
+    --out) out=$2; shift ;;
+    --page) page=$2; shift ;;
+    --mallocs) mallocs=$2; shift ;;
+    -h|--help) sed -n '2,22p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    *) echo "matrix.sh: unknown argument '$1' (see --help)" >&2; exit 2 ;;
+  esac
+  shift
+done
+for m in $mallocs; do
+  case " $MALLOCS " in *" $m "*) ;; *) echo "matrix.sh: --mallocs: unknown malloc '$m' (known: $MALLOCS)" >&2; exit 2 ;; esac
+done
+for bin in bench/reco_bench server/reco_server client/reco_load; do
+  [ -x "$build/$bin" ] || { echo "matrix.sh: $build/$bin is missing: build first (scripts/build.sh, or --build DIR)" >&2; exit 2; }
+done
+stamp=$(date -u +%Y%m%dT%H%M%SZ)
+out=${out:-$root/results/matrix-$stamp}
+mkdir -p "$out"
+
+if [ $short -eq 1 ]; then
+  bench_flags=(--benchmark_min_time=0.01)
+  load_flags=(--rounds 1 --warmup 0.3s --duration 1s)
+  profiles="realistic"
+else
+  bench_flags=(--benchmark_min_time=0.2 --benchmark_repetitions=3 --benchmark_report_aggregates_only=true)
+  load_flags=(--rounds 3 --warmup 1s --duration 4s)
+  profiles="realistic compact"
+fi
+bench_filter='^BM_Cycle/mode:[a-z_]+/items:(10|200|1000)/profile:[a-z]+$|^BM_Parse/mode:[a-z_]+/items:200/'
+modes="heap reuse arena arena_pool"
+
+pids=()
+stop_servers() {
+  for pid in "${pids[@]}"; do kill -TERM "$pid" 2>/dev/null || true; done
+  for pid in "${pids[@]}"; do wait "$pid" 2>/dev/null || true; done
+  pids=()
+}
+trap stop_servers EXIT
+trap 'exit 130' INT TERM
+
+# start_server LOG PRELOAD ARGS...: starts reco_server on 127.0.0.1:0, prints its port.
+start_server() {
+  local log=$1 preload=$2 port=""
+  shift 2
+  LD_PRELOAD=$preload "$build/server/reco_server" --listen 127.0.0.1:0 "$@" >"$log" 2>&1 &
+  pids+=($!)
+  for _ in $(seq 100); do
+    port=$(sed -n 's/^reco_server: listening on 127\.0\.0\.1:\([0-9]*\) .*/\1/p' "$log")
+    [ -n "$port" ] && break
+    kill -0 "${pids[-1]}" 2>/dev/null || break
+    sleep 0.1
+  done
+  if [ -z "$port" ]; then
+    echo "matrix.sh: reco_server $* did not start:" >&2
+    cat "$log" >&2
+    return 1
+  fi
+  echo "$port"
+}
+
+{
+  echo "mode=$([ $short -eq 1 ] && echo short || echo full)"
+  echo "command=$command_line"
+  echo "started_utc=$(date -u +%Y-%m-%dT%H:%M:%SZ)"
+  echo "loadavg_start=$(cut -d' ' -f1-3 /proc/loadavg)"
+  echo "profiles=$profiles"
+  echo "bench_flags=${bench_flags[*]}"
+  echo "bench_filter=$bench_filter"
+  echo "load_flags=${load_flags[*]}"
+  echo "mallocs=$mallocs"
+} >"$out/meta.txt"
+start_s=$(date +%s)
+
+for m in $mallocs; do
+  dir=$out/$m
+  mkdir -p "$dir"
+  if ! lib=$(malloc_library "$m" 2>"$dir/SKIPPED"); then
+    echo "matrix.sh: $m SKIPPED: $(cat "$dir/SKIPPED")"
+    continue
+  fi
+  rm -f "$dir/SKIPPED"
+  echo "matrix.sh: $m: reco_bench ..."
+  LD_PRELOAD=$lib "$build/bench/reco_bench" --benchmark_filter="$bench_filter" "${bench_flags[@]}" \
+    --benchmark_out="$dir/bench.json" --benchmark_out_format=json >"$dir/bench.txt" 2>&1 \
+    || { echo "matrix.sh: reco_bench failed under $m:" >&2; cat "$dir/bench.txt" >&2; exit 1; }
+
+  echo "matrix.sh: $m: servers ..."
+  targets=()
+  for mode in $modes; do
+    port=$(start_server "$dir/server-$mode.log" "$lib" --mode "$mode")
+    targets+=(--target "$mode=127.0.0.1:$port")
+  done
+  for profile in $profiles; do
+    # The ceiling's one reply is built for reco_load's first request with this profile.
+    port=$(start_server "$dir/server-ceiling-$profile.log" "$lib" --mode ceiling --ceiling_profile "$profile")
+    echo "matrix.sh: $m: reco_load, $profile text ..."
+    "$build/client/reco_load" "${targets[@]}" --target "ceiling=127.0.0.1:$port" --profile "$profile" \
+      "${load_flags[@]}" --quiet --json "$dir/load-$profile.json" >"$dir/load-$profile.txt" 2>&1 \
+      || { echo "matrix.sh: reco_load failed under $m ($profile):" >&2; cat "$dir/load-$profile.txt" >&2; exit 1; }
+    grep -E '^(QPS|QPS share)' "$dir/load-$profile.txt" | sed "s/^/  /"
+  done
+  stop_servers
+done
+
+{
+  echo "loadavg_end=$(cut -d' ' -f1-3 /proc/loadavg)"
+  echo "finished_utc=$(date -u +%Y-%m-%dT%H:%M:%SZ)"
+  echo "wall_seconds=$(( $(date +%s) - start_s ))"
+} >>"$out/meta.txt"
+/usr/bin/python3 "$root/bench/matrix_page.py" "$out" --page "$page"
+echo "matrix.sh: raw results in $out; page $page ($(( $(date +%s) - start_s )) s)"

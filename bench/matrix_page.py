@@ -1,0 +1,396 @@
+#!/usr/bin/python3
+"""Renders bench/matrix.sh's results folder as a Markdown page with SVG charts.
+
+  bench/matrix_page.py RESULTS_DIR [--page docs/RESULTS.md]
+
+Reads RESULTS_DIR/meta.txt, and per malloc RESULTS_DIR/<malloc>/bench.json (reco_bench)
+and load-<profile>.json (reco_load), or a SKIPPED file naming why the malloc was not
+run. Writes the page and, in a results/ folder beside it, one small SVG per chart
+(inline styles only, no script). Standard library only: runs with Debian's
+/usr/bin/python3 on a machine with nothing else installed.
+
+Every figure on the page is copied from the JSON files; nothing is measured here. The
+machine and package versions are read when the page is rendered, which matrix.sh does
+at the end of the same run.
+"""
+import argparse
+import json
+import os
+import platform
+import subprocess
+import sys
+
+MALLOCS = ["glibc", "tcmalloc", "jemalloc", "mimalloc"]
+MODES = ["heap", "reuse", "arena", "arena_pool"]
+TARGETS = MODES + ["ceiling"]
+# One colour per target, the same in every chart.
+COLOURS = {"heap": "#d62728", "reuse": "#ff7f0e", "arena": "#2ca02c", "arena_pool": "#1f77b4",
+           "ceiling": "#7f7f7f"}
+PACKAGES = {  # what the figures depend on -> the Debian package that provides it
+    "glibc": "libc6", "protobuf": "libprotobuf32", "gRPC": "libgrpc++1.51",
+    "Google Benchmark": "libbenchmark1debian", "tcmalloc": "libtcmalloc-minimal4",
+    "jemalloc": "libjemalloc2", "mimalloc": "libmimalloc2.0"}
+
+
+def read_meta(folder):
+    meta = {}
+    with open(os.path.join(folder, "meta.txt")) as f:
+        for line in f:
+            key, _, value = line.rstrip("\n").partition("=")
+            meta[key] = value
+    return meta
+
+
+def package_version(name):
+    try:
+        out = subprocess.run(["dpkg-query", "-W", "-f=${Version}", name], capture_output=True, text=True)
+        return out.stdout.strip() if out.returncode == 0 and out.stdout.strip() else "not installed"
+    except OSError:
+        return "unknown (no dpkg-query)"
+
+
+def cpu_model():
+    try:
+        with open("/proc/cpuinfo") as f:
+            for line in f:
+                if line.startswith("model name"):
+                    return line.split(":", 1)[1].strip()
+    except OSError:
+        pass
+    return platform.processor() or "unknown"
+
+
+def os_name():
+    try:
+        with open("/etc/os-release") as f:
+            for line in f:
+                if line.startswith("PRETTY_NAME="):
+                    return line.split("=", 1)[1].strip().strip('"')
+    except OSError:
+        pass
+    return platform.system()
+
+
+def load_bench(path):
+    """name -> run, preferring the median aggregate when the run had repetitions."""
+    with open(path) as f:
+        doc = json.load(f)
+    runs = {}
+    for r in doc["benchmarks"]:
+        if r.get("run_type") == "aggregate":
+            if r.get("aggregate_name") != "median":
+                continue
+            runs[r["run_name"]] = r
+        else:
+            runs.setdefault(r.get("run_name", r["name"]), r)
+    return runs
+
+
+def micros(run, clock):
+    scale = {"ns": 1e-3, "us": 1.0, "ms": 1e3, "s": 1e6}[run.get("time_unit", "ns")]
+    return run[clock] * scale
+
+
+def load_service(path):
+    """target name -> {qps, lo, hi, share, cpu, build_allocs, process_allocs, errors}."""
+    with open(path) as f:
+        doc = json.load(f)
+    out = {}
+    for t in doc["targets"]:
+        fig = t["figures"]
+        out[t["name"]] = {
+            "qps": fig["qps"], "lo": t["qps_min_round"], "hi": t["qps_max_round"],
+            "share": t.get("qps_share_of_ceiling"), "cpu": fig.get("server_cpu_us_per_rpc"),
+            "build_allocs": fig.get("server_build_allocs_per_rpc"),
+            "process_allocs": fig.get("server_process_allocs_per_rpc"),
+            "p99": fig.get("latency_p99_ms"), "errors": fig.get("errors")}
+    return out, doc
+
+
+def fmt(value, decimals=0):
+    if value is None:
+        return "n/a"
+    return f"{value:,.{decimals}f}"
+
+
+# ---- SVG: grouped bars, inline styles only ---------------------------------------
+
+def bar_chart_svg(title, y_label, groups, series, values, whiskers=None):
+    """groups: x labels; series: bar names; values[g][s]: number or None."""
+    width, height = 720, 320
+    left, right, top, bottom = 70, 150, 40, 50
+    plot_w, plot_h = width - left - right, height - top - bottom
+    peak = max([v for row in values for v in row if v is not None] + [0])
+    if whiskers:
+        peak = max([hi for row in whiskers for w in row if w for hi in [w[1]]] + [peak])
+    peak = nice_ceiling(peak)
+    parts = [f'<svg xmlns="http://www.w3.org/2000/svg" width="{width}" height="{height}" '
+             f'viewBox="0 0 {width} {height}" style="font-family:sans-serif;font-size:12px;background:#fff">',
+             f'<text x="{width / 2}" y="20" text-anchor="middle" style="font-size:14px;font-weight:bold">'
+             f'{escape(title)}</text>',
+             f'<text x="16" y="{top + plot_h / 2}" text-anchor="middle" transform="rotate(-90 16 {top + plot_h / 2})">'
+             f'{escape(y_label)}</text>']
+    for i in range(5):
+        v = peak * i / 4
+        y = top + plot_h - plot_h * i / 4
+        parts.append(f'<line x1="{left}" y1="{y:.1f}" x2="{left + plot_w}" y2="{y:.1f}" style="stroke:#ddd"/>')
+        parts.append(f'<text x="{left - 6}" y="{y + 4:.1f}" text-anchor="end">{short_number(v)}</text>')
+    group_w = plot_w / max(len(groups), 1)
+    bar_w = group_w * 0.8 / max(len(series), 1)
+    for g, label in enumerate(groups):
+        x0 = left + g * group_w + group_w * 0.1
+        parts.append(f'<text x="{left + g * group_w + group_w / 2:.1f}" y="{top + plot_h + 18}" '
+                     f'text-anchor="middle">{escape(label)}</text>')
+        for s, name in enumerate(series):
+            v = values[g][s]
+            x = x0 + s * bar_w
+            if v is None:
+                parts.append(f'<text x="{x + bar_w / 2:.1f}" y="{top + plot_h - 4}" text-anchor="middle" '
+                             f'style="font-size:9px;fill:#999">n/a</text>')
+                continue
+            h = plot_h * v / peak if peak else 0
+            parts.append(f'<rect x="{x:.1f}" y="{top + plot_h - h:.1f}" width="{bar_w * 0.9:.1f}" height="{h:.1f}" '
+                         f'style="fill:{COLOURS.get(name, "#555")}"><title>{escape(name)}: {v:,.1f}</title></rect>')
+            w = whiskers[g][s] if whiskers else None
+            if w and w[1] > w[0]:
+                cx = x + bar_w * 0.45
+                y_lo, y_hi = top + plot_h - plot_h * w[0] / peak, top + plot_h - plot_h * w[1] / peak
+                parts.append(f'<line x1="{cx:.1f}" y1="{y_lo:.1f}" x2="{cx:.1f}" y2="{y_hi:.1f}" '
+                             f'style="stroke:#000;stroke-width:1"/>')
+    parts.append(f'<line x1="{left}" y1="{top + plot_h}" x2="{left + plot_w}" y2="{top + plot_h}" '
+                 f'style="stroke:#333"/>')
+    for s, name in enumerate(series):
+        y = top + 10 + s * 18
+        parts.append(f'<rect x="{left + plot_w + 16}" y="{y - 9}" width="12" height="12" '
+                     f'style="fill:{COLOURS.get(name, "#555")}"/>')
+        parts.append(f'<text x="{left + plot_w + 34}" y="{y + 1}">{escape(name)}</text>')
+    parts.append("</svg>")
+    return "\n".join(parts) + "\n"
+
+
+def nice_ceiling(v):
+    if v <= 0:
+        return 1
+    step = 10 ** len(str(int(v))) / 100
+    for m in (1, 2, 2.5, 5, 10):
+        if v <= step * m * 10:
+            return step * m * 10
+    return v
+
+
+def short_number(v):
+    return f"{v / 1000:g}k" if v >= 1000 else f"{v:g}"
+
+
+def escape(text):
+    return str(text).replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
+
+
+# ---- the page ---------------------------------------------------------------------
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("results", help="the folder bench/matrix.sh wrote")
+    parser.add_argument("--page", default="docs/RESULTS.md", help="the Markdown page to write")
+    args = parser.parse_args()
+    meta = read_meta(args.results)
+    profiles = meta.get("profiles", "realistic").split()
+    ran, skipped, bench, service, load_docs = [], {}, {}, {}, {}
+    for m in MALLOCS:
+        folder = os.path.join(args.results, m)
+        if m not in meta.get("mallocs", " ".join(MALLOCS)).split():
+            skipped[m] = "not asked for (--mallocs)"
+        elif os.path.exists(os.path.join(folder, "SKIPPED")) or not os.path.isdir(folder):
+            reason = open(os.path.join(folder, "SKIPPED")).read().strip() if os.path.isdir(folder) else ""
+            skipped[m] = reason or "not installed"
+        else:
+            ran.append(m)
+            bench[m] = load_bench(os.path.join(folder, "bench.json"))
+            for p in profiles:
+                service[(m, p)], load_docs[(m, p)] = load_service(os.path.join(folder, f"load-{p}.json"))
+    page_dir = os.path.dirname(os.path.abspath(args.page))
+    svg_dir = os.path.join(page_dir, "results")
+    os.makedirs(svg_dir, exist_ok=True)
+
+    lines = []
+    add = lines.append
+    add("# Results: four memory modes and the ceiling, under four mallocs")
+    add("")
+    add(f"Generated by `bench/matrix.sh` ({meta['mode']} mode) on {meta['started_utc']}; do not edit by hand, "
+        "rerun the command below. What each mode is: the README; what the figures mean: "
+        "[benchmarks.md](benchmarks.md) (reco_bench) and [load-client.md](load-client.md) (reco_load).")
+    add("")
+    if meta["mode"] == "short":
+        add("**Short mode**: tiny benchmark times and 1-second load windows, one round. The figures show that "
+            "everything runs; they are too short to compare modes. The full mode is `bench/matrix.sh`.")
+        add("")
+    any_doc = next(iter(load_docs.values()), None)
+    env = any_doc["environment"] if any_doc else {}
+    add("| | |")
+    add("|---|---|")
+    add(f"| machine | {cpu_model()}, {os.cpu_count()} cores; {os_name()}; kernel {platform.release()} |")
+    add(f"| run | {meta['started_utc']} to {meta.get('finished_utc', '?')}, "
+        f"{int(meta.get('wall_seconds', 0)) // 60} min {int(meta.get('wall_seconds', 0)) % 60} s; load average "
+        f"{meta.get('loadavg_start', '?')} before, {meta.get('loadavg_end', '?')} after (other jobs shared the "
+        f"machine: read differences under ~10-20 % as noise) |")
+    add(f"| command | `{meta['command']}` |")
+    # A "|" inside a table cell ends the cell, even in code: escape it.
+    bench_cell = f"`--benchmark_filter='{meta['bench_filter']}' {meta['bench_flags']}`".replace("|", "\\|")
+    add(f"| reco_bench | {bench_cell} |")
+    add(f"| reco_load | `{meta['load_flags']}` per text profile ({', '.join(profiles)}), 200 items, closed loop, "
+        f"16 in flight over 2 connections; targets heap, reuse, arena, arena_pool, ceiling |")
+    versions = "; ".join(f"{k} {package_version(v)}" for k, v in PACKAGES.items())
+    add(f"| packages (dpkg) | {versions} |")
+    if env:
+        add(f"| as the binaries report | protobuf {env.get('protobuf_version')}, gRPC {env.get('grpc_version')} |")
+    add("")
+    add("Mallocs: " + "; ".join(f"**{m}** ran" if m in ran else f"**{m}** SKIPPED ({skipped[m]})"
+                                for m in MALLOCS) + ".")
+    add("Each malloc is given to the servers and to reco_bench with `LD_PRELOAD` (glibc: none); "
+        "the load client always runs on glibc, so only the server's malloc changes between columns.")
+    add("")
+
+    add("## The service: reco_server per mode, driven by reco_load")
+    add("")
+    add("`ceiling` is `reco_server --mode ceiling`: one reply serialized at start-up and sent for every request "
+        "without building anything -- the most this transport (gRPC 1.51, HTTP/2 on loopback, this client) "
+        "carries on this machine. It ignores the request's content: a limit to measure against, not a "
+        "server to copy. *Share* is a mode's QPS over the ceiling's in the same run.")
+    add("")
+    for p in profiles:
+        add(f"### {p.capitalize()} text, 200 items")
+        add("")
+        add("QPS (OK responses per second, all rounds; min-max over rounds) and share of the ceiling:")
+        add("")
+        add("| mode | " + " | ".join(MALLOCS) + " |")
+        add("|---|" + "---:|" * len(MALLOCS))
+        for t in TARGETS:
+            cells = []
+            for m in MALLOCS:
+                if m not in ran:
+                    cells.append("SKIPPED")
+                    continue
+                s = service[(m, p)].get(t)
+                if s is None:
+                    cells.append("n/a")
+                    continue
+                share = f", **{s['share'] * 100:.0f} %**" if s["share"] is not None else ""
+                spread = f" ({s['lo']:,.0f}-{s['hi']:,.0f})" if s["hi"] > s["lo"] else ""
+                cells.append(f"{s['qps']:,.0f}{spread}{share}")
+            add(f"| `{t}` | " + " | ".join(cells) + " |")
+        add("")
+        add("Server CPU per RPC in µs (user + system of the server process over the measured windows; steadier "
+            "than QPS on a shared machine), and build / whole-process allocations per RPC (exact counts):")
+        add("")
+        add("| mode | " + " | ".join(f"{m} CPU µs" for m in MALLOCS) + " | build allocs | process allocs |")
+        add("|---|" + "---:|" * (len(MALLOCS) + 2))
+        for t in TARGETS:
+            cells = []
+            for m in MALLOCS:
+                s = service.get((m, p), {}).get(t) if m in ran else None
+                cells.append("SKIPPED" if m not in ran else fmt(s and s["cpu"], 0))
+            first = service[(ran[0], p)].get(t) if ran else None
+            cells.append(fmt(first and first["build_allocs"], 0))
+            cells.append(fmt(first and first["process_allocs"], 0))
+            add(f"| `{t}` | " + " | ".join(cells) + " |")
+        if ran:
+            add("")
+            add(f"(Allocation counts from the {ran[0]} run; they hardly depend on the malloc. The ceiling's build "
+                "is the copy of its reply's ByteBuffer header.)")
+        add("")
+        if ran:
+            name = f"service-qps-{p}.svg"
+            values = [[service[(m, p)].get(t, {}).get("qps") if m in ran else None for t in TARGETS] for m in MALLOCS]
+            whisk = [[(service[(m, p)][t]["lo"], service[(m, p)][t]["hi"]) if m in ran and t in service[(m, p)]
+                      else None for t in TARGETS] for m in MALLOCS]
+            with open(os.path.join(svg_dir, name), "w") as f:
+                f.write(bar_chart_svg(f"reco_load QPS, {p} text, 200 items (whiskers: min-max over rounds)",
+                                      "OK responses per second", MALLOCS, TARGETS, values, whisk))
+            add(f"![QPS per mode and malloc, {p} text](results/{name})")
+            add("")
+
+    add("## The code path alone: reco_bench")
+    add("")
+    add("`BM_Cycle`: one whole server-side response (`Acquire` + `BuildResponse` + serialize + `Release`), "
+        "in µs of CPU time per response (median of the repetitions); *allocs* is the exact allocation count "
+        "per response (the same under every malloc).")
+    add("")
+    add("| mode | items | profile | " + " | ".join(f"{m} µs" for m in MALLOCS) + " | allocs |")
+    add("|---|---:|---|" + "---:|" * (len(MALLOCS) + 1))
+    for profile in ("realistic", "compact"):
+        for items in (10, 200, 1000):
+            for mode in MODES:
+                name = f"BM_Cycle/mode:{mode}/items:{items}/profile:{profile}"
+                cells, allocs = [], None
+                for m in MALLOCS:
+                    r = bench.get(m, {}).get(name)
+                    if m not in ran:
+                        cells.append("SKIPPED")
+                    elif r is None:
+                        cells.append("n/a")
+                    else:
+                        cells.append(fmt(micros(r, "cpu_time"), 1))
+                        allocs = r.get("allocs") if allocs is None else allocs
+                add(f"| `{mode}` | {items} | {profile} | " + " | ".join(cells) + f" | {fmt(allocs, 0)} |")
+    add("")
+    for profile in ("realistic", "compact"):
+        if not ran:
+            break
+        name = f"cycle-200-{profile}.svg"
+        values = [[micros(bench[m][f"BM_Cycle/mode:{mode}/items:200/profile:{profile}"], "cpu_time")
+                   if m in ran and f"BM_Cycle/mode:{mode}/items:200/profile:{profile}" in bench[m] else None
+                   for mode in MODES] for m in MALLOCS]
+        with open(os.path.join(svg_dir, name), "w") as f:
+            f.write(bar_chart_svg(f"BM_Cycle, 200 items, {profile} text (lower is better)",
+                                  "µs of CPU per response", MALLOCS, MODES, values))
+        add(f"![BM_Cycle at 200 items, {profile} text](results/{name})")
+        add("")
+    add("`BM_Parse` at 200 items: a client parsing the reply's bytes into a heap message, a reused one, a "
+        "fresh arena, or an arena with a reused initial block; µs of wall time per parse (manual timer):")
+    add("")
+    add("| mode | profile | " + " | ".join(f"{m} µs" for m in MALLOCS) + " | allocs |")
+    add("|---|---|" + "---:|" * (len(MALLOCS) + 1))
+    for profile in ("realistic", "compact"):
+        for mode in MODES:
+            name = f"BM_Parse/mode:{mode}/items:200/profile:{profile}/manual_time"
+            cells, allocs = [], None
+            for m in MALLOCS:
+                r = bench.get(m, {}).get(name)
+                if m not in ran:
+                    cells.append("SKIPPED")
+                elif r is None:
+                    cells.append("n/a")
+                else:
+                    cells.append(fmt(micros(r, "real_time"), 1))
+                    allocs = r.get("allocs") if allocs is None else allocs
+            add(f"| `{mode}` | {profile} | " + " | ".join(cells) + f" | {fmt(allocs, 0)} |")
+    add("")
+    add("## Computed from the tables above")
+    add("")
+    for p in profiles:
+        for m in ran:
+            s = service[(m, p)]
+            best = max(MODES, key=lambda t: s.get(t, {}).get("qps") or 0)
+            heap = s.get("heap", {}).get("qps")
+            ratio = f", x{s[best]['qps'] / heap:.2f} heap's" if heap else ""
+            share = f"{s[best]['share'] * 100:.0f} % of the ceiling" if s[best].get("share") is not None else ""
+            add(f"- {p} text, {m}: most QPS in `{best}` ({s[best]['qps']:,.0f}{ratio}; {share}).")
+    for m in ran:
+        for profile in ("realistic", "compact"):
+            cyc = {mode: bench[m].get(f"BM_Cycle/mode:{mode}/items:200/profile:{profile}") for mode in MODES}
+            if all(cyc.values()):
+                fastest = min(MODES, key=lambda mode: cyc[mode]["cpu_time"])
+                rel = cyc[fastest]["cpu_time"] / cyc["heap"]["cpu_time"]
+                add(f"- BM_Cycle 200 items, {profile}, {m}: fastest `{fastest}` "
+                    f"({micros(cyc[fastest], 'cpu_time'):,.0f} µs, {rel * 100:.0f} % of heap's time).")
+    add("")
+    add(f"Raw JSON (reco_bench and reco_load outputs, server logs): `{os.path.relpath(os.path.abspath(args.results), os.path.dirname(os.path.dirname(os.path.abspath(__file__))))}` "
+        "on the machine that ran it (git-ignored).")
+    with open(args.page, "w") as f:
+        f.write("\n".join(lines) + "\n")
+    print(f"matrix_page: wrote {args.page} and {len(os.listdir(svg_dir))} SVG file(s) in {svg_dir}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
