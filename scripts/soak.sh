@@ -4,7 +4,7 @@
 #   scripts/soak.sh [SECONDS_PER_MODE]        default 20 (the CI length)
 # Environment: SOAK_MODES (default "heap reuse arena arena_pool"), SOAK_SHARE (share
 # of the measured maximum rate, default 0.5), SOAK_ITEMS (default 200), SOAK_PROFILE
-# (realistic), SOAK_OUT (default soak-out/), BUILD_DIR (default build).
+# (realistic), SOAK_OUT (default BUILD_DIR/soak), BUILD_DIR (default build).
 #
 # Per mode: start reco_server on 127.0.0.1:0; measure its maximum rate with a 3 s
 # closed-loop reco_load; then drive it open-loop at SOAK_SHARE of that rate for
@@ -28,9 +28,9 @@ modes=${SOAK_MODES:-heap reuse arena arena_pool}
 share=${SOAK_SHARE:-0.5}
 items=${SOAK_ITEMS:-200}
 profile=${SOAK_PROFILE:-realistic}
-out=${SOAK_OUT:-soak-out}
 max_growth=${SOAK_MAX_GROWTH:-0.05}
 build=${BUILD_DIR:-build}
+out=${SOAK_OUT:-$build/soak}
 py=/usr/bin/python3
 
 scripts/setup.sh
