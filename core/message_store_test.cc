@@ -111,7 +111,9 @@ TEST(PoolTest, ArenaPoolBuildsWithoutMallocWhenAnotherThreadReleased) {
     MessageLease lease = store->Acquire();
     BuildResponse(request, lease.response);
     AllocationCounts build = AllocationCounter::ThisThread() - before;
-    if (round > 0) EXPECT_EQ(build.allocs, 0u) << "round " << round;  // round 0 creates the arena
+    if (round > 0) {  // round 0 creates the arena
+      EXPECT_EQ(build.allocs, 0u) << "round " << round;
+    }
     std::thread releaser([&] { store->Release(lease); });
     releaser.join();
   }
