@@ -71,6 +71,11 @@ struct LoadOptions {
   // How long a target may take to answer the reachability probe, and any one RPC.
   absl::Duration probe_deadline = absl::Seconds(3);
   absl::Duration rpc_deadline = absl::Seconds(10);
+  // TLS: PEM roots to trust (the content of --tls_ca, read by main). Non-empty dials
+  // every target with TLS; empty dials insecure. tls_server_name, when set, is the
+  // name checked against the server's certificate instead of the target's host.
+  std::string tls_ca_pem;
+  std::string tls_server_name;
 
   bool open_loop() const { return rate > 0; }
 };

@@ -106,7 +106,8 @@ absl::StatusOr<RunReport> RunLoad(const LoadOptions& options, const std::string&
   std::vector<bool> has_stats;
   std::vector<std::string> stats_note;
   for (const TargetSpec& spec : options.targets) {
-    links.push_back(std::make_unique<TargetLink>(spec, options.connections, options.lookahead_bytes));
+    links.push_back(std::make_unique<TargetLink>(spec, options.connections, options.lookahead_bytes,
+                                                 TlsDial{options.tls_ca_pem, options.tls_server_name}));
     absl::Status up = links.back()->Probe(requests, options.probe_deadline);
     if (!up.ok()) return up;
     absl::StatusOr<v1::StatsSnapshot> s = links.back()->Snapshot(options.probe_deadline);

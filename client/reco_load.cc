@@ -24,6 +24,7 @@
 #include "client/load_run.h"
 #include "client/report_renderers.h"
 #include "core/response_builder.h"
+#include "server/pem_file.h"
 
 ABSL_FLAG(std::vector<std::string>, target, {},
           "NAME=HOST:PORT of a server to drive; repeatable (or comma-separated). The first is the baseline.");
@@ -48,6 +49,10 @@ ABSL_FLAG(std::string, csv, "", "Write the figures as CSV (one row per target an
 ABSL_FLAG(std::string, html, "", "Write a self-contained HTML report (inline SVG charts) to this file.");
 ABSL_FLAG(std::string, write_request, "",
           "Write the first request of the run, gRPC-framed (for h2load -d), to this file and exit without load.");
+ABSL_FLAG(std::string, tls_ca, "",
+          "PEM file of the roots to trust; when given, every target is dialled with TLS (grpc::SslCredentials).");
+ABSL_FLAG(std::string, tls_server_name, "",
+          "With --tls_ca: the name checked against the server certificate instead of the target's host.");
 ABSL_FLAG(bool, quiet, false, "No progress line on stderr (it is shown only on a terminal anyway).");
 
 namespace {
@@ -94,6 +99,14 @@ absl::StatusOr<reco::LoadOptions> OptionsFromFlags(const std::vector<std::string
   o.verify_every = absl::GetFlag(FLAGS_verify_every);
   o.variants = absl::GetFlag(FLAGS_variants);
   o.max_error_rate = absl::GetFlag(FLAGS_max_error_rate);
+  o.tls_server_name = absl::GetFlag(FLAGS_tls_server_name);
+  if (!absl::GetFlag(FLAGS_tls_ca).empty()) {
+    absl::StatusOr<std::string> pem = reco::ReadPemFile("--tls_ca", absl::GetFlag(FLAGS_tls_ca));
+    if (!pem.ok()) return pem.status();
+    o.tls_ca_pem = *std::move(pem);
+  } else if (!o.tls_server_name.empty()) {
+    return absl::InvalidArgumentError("--tls_server_name needs --tls_ca (it only applies to TLS)");
+  }
   absl::Status valid = reco::ValidateLoadOptions(o);
   if (!valid.ok()) return valid;
   return o;

@@ -20,7 +20,14 @@ absl::Status FromGrpc(const grpc::Status& s, const std::string& context) {
 
 }  // namespace
 
-TargetLink::TargetLink(TargetSpec spec, int connections, int lookahead_bytes) : spec_(std::move(spec)) {
+TargetLink::TargetLink(TargetSpec spec, int connections, int lookahead_bytes, TlsDial tls)
+    : spec_(std::move(spec)), tls_(tls.on()) {
+  std::shared_ptr<grpc::ChannelCredentials> credentials = grpc::InsecureChannelCredentials();
+  if (tls.on()) {
+    grpc::SslCredentialsOptions ssl;
+    ssl.pem_root_certs = tls.ca_pem;
+    credentials = grpc::SslCredentials(ssl);
+  }
   for (int i = 0; i < connections; ++i) {
     grpc::ChannelArguments args;
     args.SetMaxReceiveMessageSize(-1);
@@ -29,7 +36,8 @@ TargetLink::TargetLink(TargetSpec spec, int connections, int lookahead_bytes) : 
     args.SetInt("reco_load.connection_index", i);
     args.SetInt(GRPC_ARG_USE_LOCAL_SUBCHANNEL_POOL, 1);
     if (lookahead_bytes > 0) args.SetInt(GRPC_ARG_HTTP2_STREAM_LOOKAHEAD_BYTES, lookahead_bytes);
-    channels_.push_back(grpc::CreateCustomChannel(spec_.address, grpc::InsecureChannelCredentials(), args));
+    if (tls.on() && !tls.server_name.empty()) args.SetSslTargetNameOverride(tls.server_name);
+    channels_.push_back(grpc::CreateCustomChannel(spec_.address, credentials, args));
     stubs_.push_back(std::make_unique<grpc::GenericStub>(channels_.back()));
   }
   stats_ = v1::ServerStats::NewStub(channels_.front());
@@ -44,8 +52,13 @@ absl::Status TargetLink::Probe(const RequestSet& requests, absl::Duration deadli
     for (grpc_connectivity_state state = channels_[i]->GetState(/*try_to_connect=*/true);
          state != GRPC_CHANNEL_READY; state = channels_[i]->GetState(true)) {
       if (state == GRPC_CHANNEL_TRANSIENT_FAILURE || state == GRPC_CHANNEL_SHUTDOWN) {
-        return absl::UnavailableError(
-            absl::StrCat(who, " is unreachable: the connection failed (is a reco_server listening there?)"));
+        // gRPC 1.51 does not say why a channel failed; with TLS the usual cause is
+        // the handshake, so the message names it.
+        return absl::UnavailableError(absl::StrCat(
+            who, " is unreachable: the connection failed",
+            tls_ ? " (TLS: is the server using TLS, is --tls_ca the CA that signed its certificate, and does "
+                   "--tls_server_name or the host match it?)"
+                 : " (is a reco_server listening there? a TLS server needs --tls_ca)"));
       }
       if (!channels_[i]->WaitForStateChange(state, ToGpr(until))) {
         return absl::UnavailableError(absl::StrCat(who, " is unreachable: no connection within ",
@@ -66,7 +79,10 @@ absl::Status TargetLink::Probe(const RequestSet& requests, absl::Duration deadli
     cq.Shutdown();
     while (cq.Next(&tag, &ok)) {
     }
-    if (!status.ok()) return FromGrpc(status, absl::StrCat(who, " failed the probe Recommend"));
+    if (!status.ok()) {
+      return FromGrpc(status, absl::StrCat(who, " failed the probe Recommend",
+                                           tls_ ? " (over TLS)" : " (a TLS server needs --tls_ca)"));
+    }
     if (i == 0 && !requests.MatchesExpected(0, response)) {
       return absl::DataLossError(absl::StrCat(who, " answered the probe with ", response.Length(),
                                               " bytes that are not what the response builder makes (",

@@ -6,6 +6,9 @@
 // sharing a single subchannel among them. Messages of any size are accepted (a
 // 10,000-item response is ~5 MB, over gRPC's 4 MB default).
 //
+// With TlsDial{ca_pem, server_name}, every channel speaks TLS (grpc::SslCredentials);
+// a failed handshake shows in Probe as UNAVAILABLE "unreachable ... TLS ...".
+//
 // Example:
 //   reco::TargetLink link({"heap", "127.0.0.1:50051"}, 2, 0);
 //   absl::Status up = link.Probe(requests, absl::Seconds(3));   // before any load
@@ -31,13 +34,21 @@
 
 namespace reco {
 
+// How to dial: insecure when ca_pem is empty, else TLS trusting ca_pem's roots and
+// checking server_name (or, empty, the target's host) against the certificate.
+struct TlsDial {
+  std::string ca_pem;
+  std::string server_name;
+  bool on() const { return !ca_pem.empty(); }
+};
+
 // The full method name of Recommend, as sent on the wire.
 inline constexpr char kRecommendMethod[] = "/reco.v1.Recommender/Recommend";
 
 class TargetLink {
  public:
   // lookahead_bytes: GRPC_ARG_HTTP2_STREAM_LOOKAHEAD_BYTES, 0 for gRPC's default.
-  TargetLink(TargetSpec spec, int connections, int lookahead_bytes);
+  TargetLink(TargetSpec spec, int connections, int lookahead_bytes, TlsDial tls = {});
 
   const TargetSpec& spec() const { return spec_; }
   int connections() const { return static_cast<int>(channels_.size()); }
@@ -54,6 +65,7 @@ class TargetLink {
 
  private:
   TargetSpec spec_;
+  bool tls_ = false;
   std::vector<std::shared_ptr<grpc::Channel>> channels_;
   std::vector<std::unique_ptr<grpc::GenericStub>> stubs_;
   std::unique_ptr<v1::ServerStats::Stub> stats_;

@@ -52,8 +52,11 @@ absl::string_view HealthStatusName(HealthStatus status) {
 }
 
 absl::StatusOr<HealthStatus> CheckHealth(const std::string& target, const std::string& service,
-                                         absl::Duration deadline) {
-  auto channel = grpc::CreateChannel(target, grpc::InsecureChannelCredentials());
+                                         absl::Duration deadline, const std::string& tls_ca_pem) {
+  grpc::SslCredentialsOptions ssl;
+  ssl.pem_root_certs = tls_ca_pem;
+  auto channel = grpc::CreateChannel(
+      target, tls_ca_pem.empty() ? grpc::InsecureChannelCredentials() : grpc::SslCredentials(ssl));
   grpc::GenericStub stub(channel);
   grpc::ClientContext context;
   context.set_deadline(std::chrono::system_clock::now() + absl::ToChronoNanoseconds(deadline));
@@ -74,7 +77,8 @@ absl::StatusOr<HealthStatus> CheckHealth(const std::string& target, const std::s
   }
   if (!status.ok()) {
     return absl::Status(static_cast<absl::StatusCode>(status.error_code()),
-                        absl::StrCat("health check of ", target, " failed: ", status.error_message()));
+                        absl::StrCat("health check of ", target, tls_ca_pem.empty() ? "" : " (TLS)", " failed: ",
+                                     status.error_message()));
   }
   std::vector<grpc::Slice> slices;
   std::string bytes;

@@ -29,9 +29,10 @@ enum class HealthStatus { kUnknown = 0, kServing = 1, kNotServing = 2, kServiceU
 absl::string_view HealthStatusName(HealthStatus status);
 
 // The server's answer, or the RPC's failure (UNAVAILABLE, DEADLINE_EXCEEDED, ...)
-// with the target in the message.
+// with the target in the message. tls_ca_pem: PEM roots to trust, dialling with TLS;
+// empty dials insecure.
 absl::StatusOr<HealthStatus> CheckHealth(const std::string& target, const std::string& service,
-                                         absl::Duration deadline);
+                                         absl::Duration deadline, const std::string& tls_ca_pem = "");
 
 }  // namespace reco
 

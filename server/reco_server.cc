@@ -49,6 +49,10 @@ absl::Status CheckOptions(const ServerOptions& o) {
   if (o.resource_quota_bytes < 0) {
     return absl::InvalidArgumentError(absl::StrCat("resource_quota_bytes: ", o.resource_quota_bytes, " is negative"));
   }
+  if (o.tls_cert_pem.empty() != o.tls_key_pem.empty()) {
+    return absl::InvalidArgumentError(o.tls_cert_pem.empty() ? "tls_key_pem without tls_cert_pem: give both or neither"
+                                                             : "tls_cert_pem without tls_key_pem: give both or neither");
+  }
   if (o.ceiling) {
     if (absl::Status s = ValidateRequest(o.ceiling_request); !s.ok()) {
       return absl::InvalidArgumentError(absl::StrCat("ceiling_request: ", s.message()));
@@ -57,6 +61,14 @@ absl::Status CheckOptions(const ServerOptions& o) {
     return absl::InvalidArgumentError("initial_block_bytes: must be positive in arena_pool mode");
   }
   return absl::OkStatus();
+}
+
+// Insecure by default; with a certificate and key, TLS without client certificates.
+std::shared_ptr<grpc::ServerCredentials> ListeningCredentials(const ServerOptions& o) {
+  if (o.tls_cert_pem.empty()) return grpc::InsecureServerCredentials();
+  grpc::SslServerCredentialsOptions ssl;
+  ssl.pem_key_cert_pairs.push_back({o.tls_key_pem, o.tls_cert_pem});
+  return grpc::SslServerCredentials(ssl);
 }
 
 }  // namespace
@@ -91,7 +103,7 @@ absl::StatusOr<std::unique_ptr<RecoServer>> RecoServer::Start(const ServerOption
   // gRPC sets SO_REUSEPORT by default on Linux: a second server could then bind a
   // port already in use and silently share its traffic. A busy port must be an error.
   builder.AddChannelArgument(GRPC_ARG_ALLOW_REUSEPORT, 0);
-  builder.AddListeningPort(options.listen, grpc::InsecureServerCredentials(), &parts->port);
+  builder.AddListeningPort(options.listen, ListeningCredentials(options), &parts->port);
   builder.SetMaxReceiveMessageSize(options.max_receive_message_bytes);
   builder.AddChannelArgument(GRPC_ARG_MAX_CONCURRENT_STREAMS, options.max_concurrent_streams);
   if (options.resource_quota_bytes > 0) {
@@ -116,8 +128,9 @@ absl::StatusOr<std::unique_ptr<RecoServer>> RecoServer::Start(const ServerOption
   parts->server = builder.BuildAndStart();
   if (parts->server == nullptr || parts->port == 0) {
     if (parts->server != nullptr) parts->server->Shutdown();
-    return absl::UnavailableError(absl::StrCat("cannot listen on ", options.listen,
-                                               ": the port is in use or the address is not a local HOST:PORT"));
+    return absl::UnavailableError(absl::StrCat(
+        "cannot listen on ", options.listen, ": the port is in use or the address is not a local HOST:PORT",
+        options.tls_cert_pem.empty() ? "" : ", or the TLS certificate and key are not PEM or do not match"));
   }
   parts->server->GetHealthCheckService()->SetServingStatus(true);
   return std::unique_ptr<RecoServer>(new RecoServer(std::move(parts)));

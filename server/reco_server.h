@@ -66,6 +66,11 @@ struct ServerOptions {
   // Must pass ValidateRequest. reco_server's flags default it to
   // DefaultCeilingRequest() (ceiling_service.h): reco_load's first request.
   v1::RecommendRequest ceiling_request;
+  // TLS: PEM text of the certificate chain and its private key, both or neither
+  // (Start refuses one alone). Empty: an insecure port, the default (loopback only
+  // by default). Start never logs or echoes either string.
+  std::string tls_cert_pem;
+  std::string tls_key_pem;
 };
 
 class RecoServer {

@@ -3,6 +3,8 @@
 //
 //   reco_server --listen 127.0.0.1:0 --mode arena_pool
 //   -> reco_server: listening on 127.0.0.1:PORT mode=arena_pool
+//   reco_server --listen 127.0.0.1:0 --tls_cert cert.pem --tls_key key.pem
+//   -> reco_server: listening on 127.0.0.1:PORT mode=arena_pool tls=on
 // SIGTERM or SIGINT: graceful shutdown within --shutdown_deadline, a summary of the
 // measurements on stdout, exit 0. Bad flag values exit 2; a busy port exits 1.
 #include <pthread.h>
@@ -10,6 +12,7 @@
 
 #include <cstdio>
 #include <iostream>
+#include <tuple>
 
 #include "absl/flags/flag.h"
 #include "absl/flags/parse.h"
@@ -18,6 +21,7 @@
 #include "absl/time/time.h"
 #include "core/response_builder.h"
 #include "server/ceiling_service.h"
+#include "server/pem_file.h"
 #include "server/reco_server.h"
 #include "server/stats_summary.h"
 
@@ -41,6 +45,11 @@ ABSL_FLAG(int64_t, resource_quota_bytes, 0,
           "gRPC ResourceQuota memory bound in bytes; 0 keeps gRPC's default. (gRPC 1.51 has no thread knob "
           "for callback services: see docs/server.md)");
 ABSL_FLAG(bool, measure, true, "time the build/serialize/release phases per RPC (false: for measuring the cost)");
+ABSL_FLAG(std::string, tls_cert, "",
+          "TLS (the spelling of --tls-cert: absl flag names have no '-'): PEM certificate chain file; with "
+          "--tls_key, the port speaks TLS only. Both or neither; absent: insecure (the default)");
+ABSL_FLAG(std::string, tls_key, "",
+          "TLS (the spelling of --tls-key): PEM private key file of --tls_cert. Never printed");
 ABSL_FLAG(absl::Duration, shutdown_deadline, absl::Seconds(5),
           "on SIGTERM/SIGINT, how long in-flight RPCs may take to finish before they are cancelled");
 
@@ -83,6 +92,20 @@ reco::ServerOptions OptionsFromFlags() {
   o.resource_quota_bytes = Bounded(FLAGS_resource_quota_bytes, "resource_quota_bytes", 0, int64_t{1} << 40);
   o.measure_phases = absl::GetFlag(FLAGS_measure);
   if (absl::GetFlag(FLAGS_shutdown_deadline) < absl::ZeroDuration()) BadFlag("--shutdown_deadline is negative");
+  const std::string cert = absl::GetFlag(FLAGS_tls_cert), key = absl::GetFlag(FLAGS_tls_key);
+  if (cert.empty() != key.empty()) {
+    BadFlag(cert.empty() ? "--tls_key needs --tls_cert too (TLS takes both or neither)"
+                         : "--tls_cert needs --tls_key too (TLS takes both or neither)");
+  }
+  if (!cert.empty()) {
+    // Only the flag and path reach stderr; the PEM text stays in memory.
+    for (auto [flag, path, out] : {std::tuple{"--tls_cert", cert, &o.tls_cert_pem},
+                                   std::tuple{"--tls_key", key, &o.tls_key_pem}}) {
+      absl::StatusOr<std::string> pem = reco::ReadPemFile(flag, path);
+      if (!pem.ok()) BadFlag(std::string(pem.status().message()));
+      *out = *std::move(pem);
+    }
+  }
   return o;
 }
 
@@ -110,7 +133,8 @@ int main(int argc, char** argv) {
   }
   std::string host = options.listen.substr(0, options.listen.rfind(':'));
   std::cout << "reco_server: listening on " << host << ":" << (*server)->port()
-            << " mode=" << (options.ceiling ? "ceiling" : reco::MemoryModeName(options.mode)) << std::endl;  // endl: flushed for scripts
+            << " mode=" << (options.ceiling ? "ceiling" : reco::MemoryModeName(options.mode))
+            << (options.tls_cert_pem.empty() ? "" : " tls=on") << std::endl;  // endl: flushed for scripts
 
   int signal_number = 0;
   sigwait(&stop_signals, &signal_number);

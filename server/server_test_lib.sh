@@ -35,3 +35,11 @@ stop_server() {
   kill -0 "$SERVER_PID" 2>/dev/null && { kill -KILL "$SERVER_PID"; fail "reco_server ignored SIGTERM for 15 s"; }
   wait "$SERVER_PID" || SERVER_RC=$?
 }
+
+# make_cert DIR NAME: a self-signed certificate for localhost and 127.0.0.1, made now
+# (keys are never committed), as DIR/NAME.crt and DIR/NAME.key. One day is enough.
+make_cert() {
+  openssl req -x509 -newkey rsa:2048 -nodes -days 1 -subj /CN=localhost \
+    -addext subjectAltName=DNS:localhost,IP:127.0.0.1 \
+    -keyout "$1/$2.key" -out "$1/$2.crt" >"$1/$2.openssl.log" 2>&1 || fail "openssl req: $(cat "$1/$2.openssl.log")"
+}

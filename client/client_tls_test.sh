@@ -1,0 +1,62 @@
+#!/usr/bin/env bash
+# reco_load against a TLS reco_server (certificates made here with openssl): with
+# --tls_ca a short bounded run exits 0 with zero errors; without --tls_ca, or
+# trusting another CA, or checking a name the certificate lacks, it fails fast
+# (exit 3) before any load; an unreadable --tls_ca is a bad flag (exit 2).
+#   client_tls_test.sh RECO_SERVER RECO_LOAD
+set -uo pipefail
+server=$1 load=$2
+tmp=$(mktemp -d)
+trap 'kill -KILL ${SERVER_PID:-} 2>/dev/null; rm -rf "$tmp"' EXIT
+. "$(dirname "$0")/../server/server_test_lib.sh"
+command -v openssl >/dev/null || fail "openssl is not installed (scripts/setup.sh installs it)"
+make_cert "$tmp" good
+make_cert "$tmp" other
+
+start_server "$server" "$tmp/s" --mode arena_pool --tls_cert "$tmp/good.crt" --tls_key "$tmp/good.key"
+target="arena_pool=127.0.0.1:$SERVER_PORT"
+short=(--duration 300ms --warmup 100ms --rounds 1 --concurrency 4 --connections 2 --quiet)
+
+# expect_load RC TEXT ARGS...: reco_load exits RC, and (when TEXT is not empty) says it.
+expect_load() {
+  local want_rc=$1 text=$2
+  shift 2
+  timeout 30 "$load" "$@" >"$tmp/l.out" 2>"$tmp/l.err"
+  local rc=$?
+  [ "$rc" = "$want_rc" ] || fail "reco_load $* exited $rc, want $want_rc: $(cat "$tmp/l.err")"
+  [ -z "$text" ] || grep -q -- "$text" "$tmp/l.err" || fail "reco_load $*: stderr lacks '$text': $(cat "$tmp/l.err")"
+}
+
+expect_load 0 "" --target "$target" "${short[@]}" --tls_ca "$tmp/good.crt" --json "$tmp/r.json"
+/usr/bin/python3 - "$tmp/r.json" <<'PY' || fail "TLS run report: $(cat "$tmp/r.json")"
+import json, sys
+def clients(x):  # every client window in the report: the dicts with errors_by_code
+    if isinstance(x, dict):
+        if "errors_by_code" in x: yield x
+        for v in x.values(): yield from clients(v)
+    elif isinstance(x, list):
+        for v in x: yield from clients(v)
+windows = list(clients(json.load(open(sys.argv[1]))))
+assert windows, "no client window in the report"
+for w in windows:
+    assert w["errors_by_code"] == {} and w["wrong_item_count"] == 0 and w["wrong_content"] == 0, w
+    assert w["completed"] > 0 and w["ok"] == w["completed"], w
+PY
+grep -q "arena_pool" "$tmp/l.out" || fail "no table row for arena_pool: $(cat "$tmp/l.out")"
+echo "ok: a bounded run over TLS, zero errors"
+expect_load 0 "" --target "arena_pool=localhost:$SERVER_PORT" "${short[@]}" --tls_ca "$tmp/good.crt" \
+  --tls_server_name localhost
+echo "ok: --tls_server_name localhost"
+
+start=$(date +%s)
+expect_load 3 "unreachable\|TLS server needs --tls_ca" --target "$target" "${short[@]}"
+expect_load 3 "TLS" --target "$target" "${short[@]}" --tls_ca "$tmp/other.crt"
+expect_load 3 "TLS" --target "$target" "${short[@]}" --tls_ca "$tmp/good.crt" --tls_server_name not-in-the.cert
+echo "ok: no --tls_ca, another CA, a wrong name: exit 3 in $(( $(date +%s) - start )) s"
+
+expect_load 2 "--tls_ca $tmp/missing.pem: cannot read" --target "$target" "${short[@]}" --tls_ca "$tmp/missing.pem"
+expect_load 2 "--tls_server_name needs --tls_ca" --target "$target" "${short[@]}" --tls_server_name localhost
+echo "ok: bad TLS flags exit 2"
+stop_server
+grep -q "PRIVATE KEY" "$tmp/s.out" "$tmp/s.err" && fail "the server log holds key material"
+echo PASS
