@@ -18,6 +18,7 @@ packages=(
   # scripts/fuzz.sh: clang and its libFuzzer/ASan runtimes
   clang libclang-rt-14-dev
   chromium  # client_html_report_test renders reco_load's HTML report headless
+  openssl  # server_tls_test, client_tls_test: a self-signed certificate made at test time
 )
 missing=()
 for p in "${packages[@]}"; do

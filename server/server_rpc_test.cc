@@ -195,6 +195,35 @@ TEST_P(ServerRpcTest, ShutdownFinishesRpcsInFlight) {
   EXPECT_FALSE(CheckHealth(target, "", absl::Milliseconds(500)).ok());
 }
 
+// TLS options: one of the two alone is refused naming it; text that is not PEM is
+// refused at start, and the message neither echoes it nor blames only the port.
+// (A working TLS server is server_tls_test's: it needs a certificate made by openssl.)
+TEST(ServerTlsOptionsTest, RefusesHalfOrBrokenTlsWithoutEchoingIt) {
+  ServerOptions half;
+  half.listen = "127.0.0.1:0";
+  half.tls_cert_pem = "cert";
+  auto refused = RecoServer::Start(half);
+  ASSERT_FALSE(refused.ok());
+  EXPECT_EQ(refused.status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_NE(refused.status().message().find("tls_cert_pem without tls_key_pem"), std::string::npos)
+      << refused.status();
+  half.tls_cert_pem.clear();
+  half.tls_key_pem = "key";
+  refused = RecoServer::Start(half);
+  ASSERT_FALSE(refused.ok());
+  EXPECT_NE(refused.status().message().find("tls_key_pem without tls_cert_pem"), std::string::npos)
+      << refused.status();
+
+  ServerOptions broken;
+  broken.listen = "127.0.0.1:0";
+  broken.tls_cert_pem = "not-a-certificate-SECRET";
+  broken.tls_key_pem = "not-a-key-SECRET";
+  auto failed = RecoServer::Start(broken);
+  ASSERT_FALSE(failed.ok());
+  EXPECT_NE(failed.status().message().find("TLS certificate and key"), std::string::npos) << failed.status();
+  EXPECT_EQ(failed.status().message().find("SECRET"), std::string::npos) << failed.status();
+}
+
 INSTANTIATE_TEST_SUITE_P(AllModes, ServerRpcTest, ::testing::ValuesIn(AllMemoryModes()),
                          [](const ::testing::TestParamInfo<MemoryMode>& info) {
                            return std::string(MemoryModeName(info.param));
