@@ -118,7 +118,8 @@ int main(int argc, char** argv) {
   absl::SetProgramUsageMessage(
       "Drives reco.v1.Recommender servers and compares them (client latency and QPS, server allocations per RPC).\n"
       "Usage: reco_load --target NAME=HOST:PORT [--target ...] [--duration 5s] [--rounds 3] [--concurrency 16]\n"
-      "                 [--rate REQ_PER_S] [--json FILE] [--csv FILE] [--html FILE]");
+      "                 [--rate REQ_PER_S] [--json FILE] [--csv FILE] [--html FILE]\n"
+      "                 [--tls_ca CA.pem [--tls_server_name NAME]]");
   const std::vector<std::string> target_values = reco::CollectTargetFlags(argc, argv);
   const std::string command_line = absl::StrJoin(argv, argv + argc, " ");
   std::vector<char*> rest = absl::ParseCommandLine(argc, argv);

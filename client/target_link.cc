@@ -80,8 +80,10 @@ absl::Status TargetLink::Probe(const RequestSet& requests, absl::Duration deadli
     while (cq.Next(&tag, &ok)) {
     }
     if (!status.ok()) {
+      // An insecure client that reached a TLS port sees the connection closed.
+      const bool maybe_tls = !tls_ && status.error_code() == grpc::StatusCode::UNAVAILABLE;
       return FromGrpc(status, absl::StrCat(who, " failed the probe Recommend",
-                                           tls_ ? " (over TLS)" : " (a TLS server needs --tls_ca)"));
+                                           tls_ ? " (over TLS)" : maybe_tls ? " (a TLS server needs --tls_ca)" : ""));
     }
     if (i == 0 && !requests.MatchesExpected(0, response)) {
       return absl::DataLossError(absl::StrCat(who, " answered the probe with ", response.Length(),
