@@ -30,12 +30,11 @@ std::shared_ptr<grpc::Channel> ChannelTo(const RecoServer& server) {
                                    args);
 }
 
-RawReply CallRaw(grpc::Channel* channel, const v1::RecommendRequest& request, absl::Duration deadline) {
+RawReply CallRawBytes(grpc::Channel* channel, const std::string& request_bytes, absl::Duration deadline) {
   grpc::GenericStub stub(std::shared_ptr<grpc::Channel>(channel, [](grpc::Channel*) {}));
   grpc::ClientContext context;
   context.set_deadline(std::chrono::system_clock::now() + absl::ToChronoNanoseconds(deadline));
-  std::string payload = request.SerializeAsString();
-  grpc::Slice slice(payload);
+  grpc::Slice slice(request_bytes);
   grpc::ByteBuffer request_buffer(&slice, 1);
   grpc::CompletionQueue cq;
   auto call = stub.PrepareUnaryCall(&context, "/reco.v1.Recommender/Recommend", request_buffer, &cq);
@@ -54,6 +53,10 @@ RawReply CallRaw(grpc::Channel* channel, const v1::RecommendRequest& request, ab
     for (const grpc::Slice& s : slices) reply.bytes.append(reinterpret_cast<const char*>(s.begin()), s.size());
   }
   return reply;
+}
+
+RawReply CallRaw(grpc::Channel* channel, const v1::RecommendRequest& request, absl::Duration deadline) {
+  return CallRawBytes(channel, request.SerializeAsString(), deadline);
 }
 
 v1::RecommendRequest MakeRequest(uint32_t items, v1::TextProfile profile, uint64_t seed) {

@@ -27,6 +27,8 @@ struct RawReply {
 };
 // One Recommend call through a generic stub, within `deadline` (generous: only a
 // bound on hangs, since sanitizer builds run many times slower).
+// The same with the request's bytes as given: valid protobuf or not.
+RawReply CallRawBytes(grpc::Channel* channel, const std::string& request_bytes, absl::Duration deadline);
 RawReply CallRaw(grpc::Channel* channel, const v1::RecommendRequest& request,
                  absl::Duration deadline = absl::Seconds(60));
 

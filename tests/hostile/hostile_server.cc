@@ -36,28 +36,7 @@ std::shared_ptr<grpc::Channel> ChannelTo(const RecoServer& server) {
 }
 
 Reply CallBytes(grpc::Channel* channel, const std::string& request_bytes, absl::Duration deadline) {
-  grpc::GenericStub stub(std::shared_ptr<grpc::Channel>(channel, [](grpc::Channel*) {}));
-  grpc::ClientContext context;
-  context.set_deadline(std::chrono::system_clock::now() + absl::ToChronoNanoseconds(deadline));
-  grpc::Slice slice(request_bytes);
-  grpc::ByteBuffer request(&slice, 1);
-  grpc::CompletionQueue cq;
-  auto call = stub.PrepareUnaryCall(&context, "/reco.v1.Recommender/Recommend", request, &cq);
-  call->StartCall();
-  grpc::ByteBuffer response;
-  Reply reply;
-  call->Finish(&response, &reply.status, nullptr);
-  void* tag;
-  bool ok;
-  cq.Next(&tag, &ok);
-  cq.Shutdown();
-  while (cq.Next(&tag, &ok)) {
-  }
-  std::vector<grpc::Slice> slices;
-  if (reply.status.ok() && response.Dump(&slices).ok()) {
-    for (const grpc::Slice& s : slices) reply.bytes.append(reinterpret_cast<const char*>(s.begin()), s.size());
-  }
-  return reply;
+  return testing::CallRawBytes(channel, request_bytes, deadline);
 }
 
 v1::RecommendRequest Request(uint32_t items, v1::TextProfile profile, uint64_t seed) {
@@ -69,11 +48,7 @@ v1::RecommendRequest Request(uint32_t items, v1::TextProfile profile, uint64_t s
   return request;
 }
 
-std::string ExpectedBytes(const v1::RecommendRequest& request) {
-  v1::RecommendResponse response;
-  BuildResponse(request, &response);
-  return response.SerializeAsString();
-}
+std::string ExpectedBytes(const v1::RecommendRequest& request) { return testing::ExpectedBytes(request); }
 
 namespace {
 

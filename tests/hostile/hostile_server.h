@@ -31,6 +31,7 @@
 #include "core/message_store.h"
 #include "proto/reco.pb.h"
 #include "server/reco_server.h"
+#include "server/server_test_util.h"
 
 namespace reco::hostile {
 
@@ -44,10 +45,8 @@ std::unique_ptr<RecoServer> StartServer(MemoryMode mode);
 // A channel that accepts replies of any size (a 10,000-item response is ~5 MB).
 std::shared_ptr<grpc::Channel> ChannelTo(const RecoServer& server);
 
-struct Reply {
-  grpc::Status status;
-  std::string bytes;  // the reply message as it came over the wire (OK only)
-};
+// status, and the reply message as it came over the wire (OK only).
+using Reply = ::reco::testing::RawReply;
 // Sends `request_bytes` as a Recommend request, valid protobuf or not.
 Reply CallBytes(grpc::Channel* channel, const std::string& request_bytes, absl::Duration deadline);
 
