@@ -44,8 +44,9 @@ for w in windows:
 PY
 grep -q "arena_pool" "$tmp/l.out" || fail "no table row for arena_pool: $(cat "$tmp/l.out")"
 echo "ok: a bounded run over TLS, zero errors"
-expect_load 0 "" --target "arena_pool=localhost:$SERVER_PORT" "${short[@]}" --tls_ca "$tmp/good.crt" \
-  --tls_server_name localhost
+# By IP, not "localhost": resolving a name goes through gRPC's c-ares resolver, whose
+# 10-byte leak in Debian's libcares would fail the ASan run of this test.
+expect_load 0 "" --target "$target" "${short[@]}" --tls_ca "$tmp/good.crt" --tls_server_name localhost
 echo "ok: --tls_server_name localhost"
 
 start=$(date +%s)
