@@ -66,34 +66,9 @@ fi
 bench_filter='^BM_Cycle/mode:[a-z_]+/items:(10|200|1000)/profile:[a-z]+$|^BM_Parse/mode:[a-z_]+/items:200/'
 modes="heap reuse arena arena_pool"
 
-pids=()
-stop_servers() {
-  for pid in "${pids[@]}"; do kill -TERM "$pid" 2>/dev/null || true; done
-  for pid in "${pids[@]}"; do wait "$pid" 2>/dev/null || true; done
-  pids=()
-}
-trap stop_servers EXIT
+. "$root/scripts/lib/reco_servers.sh"
+trap stop_reco_servers EXIT
 trap 'exit 130' INT TERM
-
-# start_server LOG PRELOAD ARGS...: starts reco_server on 127.0.0.1:0, prints its port.
-start_server() {
-  local log=$1 preload=$2 port=""
-  shift 2
-  LD_PRELOAD=$preload "$build/server/reco_server" --listen 127.0.0.1:0 "$@" >"$log" 2>&1 &
-  pids+=($!)
-  for _ in $(seq 100); do
-    port=$(sed -n 's/^reco_server: listening on 127\.0\.0\.1:\([0-9]*\) .*/\1/p' "$log")
-    [ -n "$port" ] && break
-    kill -0 "${pids[-1]}" 2>/dev/null || break
-    sleep 0.1
-  done
-  if [ -z "$port" ]; then
-    echo "matrix.sh: reco_server $* did not start:" >&2
-    cat "$log" >&2
-    return 1
-  fi
-  echo "$port"
-}
 
 {
   echo "mode=$([ $short -eq 1 ] && echo short || echo full)"
@@ -130,19 +105,20 @@ for m in $mallocs; do
   echo "matrix.sh: $m: servers ..."
   targets=()
   for mode in $modes; do
-    port=$(start_server "$dir/server-$mode.log" "$lib" --mode "$mode")
-    targets+=(--target "$mode=127.0.0.1:$port")
+    start_reco_server "$build/server/reco_server" "$dir/server-$mode.log" "$lib" --mode "$mode" || exit 1
+    targets+=(--target "$mode=127.0.0.1:$SERVER_PORT")
   done
   for profile in $profiles; do
     # The ceiling's one reply is built for reco_load's first request with this profile.
-    port=$(start_server "$dir/server-ceiling-$profile.log" "$lib" --mode ceiling --ceiling_profile "$profile")
+    start_reco_server "$build/server/reco_server" "$dir/server-ceiling-$profile.log" "$lib" \
+      --mode ceiling --ceiling_profile "$profile" || exit 1
     echo "matrix.sh: $m: reco_load, $profile text ..."
-    "$build/client/reco_load" "${targets[@]}" --target "ceiling=127.0.0.1:$port" --profile "$profile" \
+    "$build/client/reco_load" "${targets[@]}" --target "ceiling=127.0.0.1:$SERVER_PORT" --profile "$profile" \
       "${load_flags[@]}" --quiet --json "$dir/load-$profile.json" >"$dir/load-$profile.txt" 2>&1 \
       || { echo "matrix.sh: reco_load failed under $m ($profile):" >&2; cat "$dir/load-$profile.txt" >&2; exit 1; }
     grep -E '^(QPS|QPS share)' "$dir/load-$profile.txt" | sed "s/^/  /"
   done
-  stop_servers
+  stop_reco_servers
 done
 
 {

@@ -16,12 +16,8 @@ build=${BUILD_DIR:-build}
 results=results
 mkdir -p "$results"
 
-pids=()
-stop_servers() {
-  for pid in "${pids[@]}"; do kill -TERM "$pid" 2>/dev/null || true; done
-  for pid in "${pids[@]}"; do wait "$pid" 2>/dev/null || true; done
-}
-trap stop_servers EXIT
+. scripts/lib/reco_servers.sh
+trap stop_reco_servers EXIT
 trap 'exit 130' INT TERM
 
 targets=()
@@ -46,21 +42,8 @@ for mode in heap reuse arena arena_pool ceiling; do
   log=$results/server-$mode.log
   extra=()
   [ "$mode" = ceiling ] && extra=("${ceiling_flags[@]}")
-  "$build/server/reco_server" --listen 127.0.0.1:0 --mode "$mode" "${extra[@]}" >"$log" 2>&1 &
-  pids+=($!)
-  port=""
-  for _ in $(seq 100); do
-    port=$(sed -n 's/^reco_server: listening on 127\.0\.0\.1:\([0-9]*\) .*/\1/p' "$log")
-    [ -n "$port" ] && break
-    kill -0 "${pids[-1]}" 2>/dev/null || break
-    sleep 0.1
-  done
-  if [ -z "$port" ]; then
-    echo "run.sh: reco_server --mode $mode did not start:" >&2
-    cat "$log" >&2
-    exit 1
-  fi
-  targets+=(--target "$mode=127.0.0.1:$port")
+  start_reco_server "$build/server/reco_server" "$log" "" --mode "$mode" "${extra[@]}" || exit 1
+  targets+=(--target "$mode=127.0.0.1:$SERVER_PORT")
 done
 
 "$build/client/reco_load" "${targets[@]}" --rounds 3 --warmup 1s --duration 4s \
