@@ -5,9 +5,10 @@
 // What bounds it: HTTP/2 SETTINGS_MAX_CONCURRENT_STREAMS (ServerOptions::
 // max_concurrent_streams). gRPC's client honours it and queues the other calls, so the
 // server has at most streams x connections RPCs open at once (and, because a lease
-// is returned just after its stream closes, at most twice that many leases).
+// is returned just after its stream closes, about twice that many leases).
 // The test checks, from Stats() and /proc:
-//   - leases in use (sampled all through the flood) never exceed 2 x streams x connections;
+//   - leases in use (sampled all through the flood) never exceed 4 x streams x connections
+//     (96, against the 360 calls started);
 //   - after the flood every lease is back (in_use == 0) and idle <= max_idle;
 //   - every call succeeded with a reply of the expected size (one in 50 compared byte
 //     for byte);
@@ -145,12 +146,13 @@ TEST_P(HostileFloodTest, StreamLimitBoundsLeasesAndMemory) {
   // once (streams x connections), but a lease is returned by gRPC's done callback,
   // which runs after the stream has closed -- by then the client may have opened the
   // next stream in that slot. So each slot can hold the lease of the RPC that just
-  // ended and the one just begun. Measured: the peak was exactly 2x (24 of 12, 96 of
-  // 48) for 20-, 200- and 2,000-item replies, in both modes; never more. Asserting
-  // 2x keeps the claim that matters -- a bound set by the stream limit, not by the
-  // 360 calls the client started.
+  // ended and the one just begun. Measured: the peak was 2x (24 of 12, 96 of 48)
+  // for 20-, 200- and 2,000-item replies, in both modes -- and once 49 of 48 under
+  // ASan, where the done callback runs later: the lag is a matter of timing, so 2x is
+  // not a guarantee. The test allows 4x, which keeps the claim that matters -- a
+  // bound set by the stream limit (96), not by the 360 calls the client started.
   const uint64_t stream_bound = uint64_t{kStreamsPerConnection} * kConnections;
-  const uint64_t lease_bound = 2 * stream_bound;
+  const uint64_t lease_bound = 4 * stream_bound;
   EXPECT_GT(samples.load(), 0);
   EXPECT_GT(max_in_use.load(), 0u) << "the sampler never saw an RPC in flight";
   EXPECT_LE(max_in_use.load(), lease_bound) << "streams x connections = " << stream_bound;
@@ -171,9 +173,9 @@ TEST_P(HostileFloodTest, StreamLimitBoundsLeasesAndMemory) {
   // client's received copy (1x) -- 5x; doubled for malloc slack: 10x the reply.
   // Each idle lease keeps its messages or initial block (arena_pool: 512 KiB; reuse:
   // the grown message, under 3x), so 3x each, doubled: 6x. Plus 64 MiB for gRPC's
-  // per-connection buffers and glibc's per-thread arenas. With 48 leases and ~1.1 MB
-  // replies that is ~640 MB; a server that took all 360 calls at once would need
-  // ~4 GB by the same sum. Not under ASan: its quarantine holds freed memory.
+  // per-connection buffers and glibc's per-thread arenas. With 96 leases and ~1.1 MB
+  // replies that is ~1.2 GB (the peak seen was ~0.3 GB); a server that took all 360
+  // calls at once would need ~4 GB by the same sum. Not under ASan: its quarantine holds freed memory.
   const uint64_t reply = expected.size();
   const uint64_t memory_bound = lease_bound * 10 * reply + kFloodMaxIdle * 6 * reply + (uint64_t{64} << 20);
   std::printf("flood %s: %d calls of %zu bytes over %d connections x %d streams: max in_use %llu (bound %llu, "
