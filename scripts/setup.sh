@@ -19,6 +19,7 @@ packages=(
   clang libclang-rt-14-dev
   chromium  # client_html_report_test renders reco_load's HTML report headless
   openssl  # server_tls_test, client_tls_test: a self-signed certificate made at test time
+  python3-grpcio python3-protobuf  # scripts/soak.sh: its sampler reads ServerStats over gRPC
 )
 missing=()
 for p in "${packages[@]}"; do
