@@ -23,23 +23,7 @@ constexpr char k15Bytes[] = "fifteen-bytes!!";    // fits libstdc++'s small-stri
 constexpr char k16Bytes[] = "sixteen-bytes!!!";   // one byte too many
 constexpr char kLongTitle[] = "a title longer than fifteen bytes";  // 33 bytes
 
-// An Arena whose initial block holds everything a test puts on it: any malloc counted
-// comes from the code under test, never from the arena growing.
-class RoomyArena {
- public:
-  RoomyArena() : block_(64 * 1024), arena_(Options(&block_)) {}
-  Arena* get() { return &arena_; }
-
- private:
-  static google::protobuf::ArenaOptions Options(std::vector<char>* block) {
-    google::protobuf::ArenaOptions options;
-    options.initial_block = block->data();
-    options.initial_block_size = block->size();
-    return options;
-  }
-  std::vector<char> block_;
-  Arena arena_;
-};
+using testing::RoomyArena;
 
 AllocationCounts Since(const AllocationCounts& before) { return AllocationCounter::ThisThread() - before; }
 

@@ -24,22 +24,7 @@ using v1::ResponseMetadata;
 constexpr char kLongTitle[] = "a title longer than fifteen bytes";  // 33 bytes: one malloc
 constexpr char kOtherLongTitle[] = "another title, also over fifteen";
 
-// An Arena with a 64 KiB initial block, so that placing small messages on it mallocs nothing.
-class RoomyArena {
- public:
-  RoomyArena() : block_(64 * 1024), arena_(Options(&block_)) {}
-  Arena* get() { return &arena_; }
-
- private:
-  static google::protobuf::ArenaOptions Options(std::vector<char>* block) {
-    google::protobuf::ArenaOptions options;
-    options.initial_block = block->data();
-    options.initial_block_size = block->size();
-    return options;
-  }
-  std::vector<char> block_;  // declared before arena_: must outlive it
-  Arena arena_;
-};
+using testing::RoomyArena;
 
 // One long string (the title); every other string fits the 15-byte small-string buffer.
 void FillItem(Item* item, const char* title) {
