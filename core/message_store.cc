@@ -2,82 +2,24 @@
 #include "core/message_store.h"
 
 #include <atomic>
-#include <mutex>
+
+#include "patterns/arena_message_allocator.h"
+#include "patterns/pooled_arena_allocator.h"
+#include "patterns/reused_message_allocator.h"
 
 namespace reco {
 namespace {
 
-using google::protobuf::Arena;
 using v1::RecommendRequest;
 using v1::RecommendResponse;
 
-// Counters shared by the stores; relaxed atomics, since they are statistics.
-struct StoreCounters {
-  std::atomic<uint64_t> acquired{0}, released{0}, created{0};
-  std::atomic<uint64_t> arena_space_allocated{0}, arena_space_used{0}, arena_overflows{0};
-
-  MessageStoreStats Read(uint64_t idle) const {
-    MessageStoreStats s;
-    s.acquired = acquired.load(std::memory_order_relaxed);
-    s.released = released.load(std::memory_order_relaxed);
-    s.created = created.load(std::memory_order_relaxed);
-    s.idle = idle;
-    s.arena_space_allocated = arena_space_allocated.load(std::memory_order_relaxed);
-    s.arena_space_used = arena_space_used.load(std::memory_order_relaxed);
-    s.arena_overflows = arena_overflows.load(std::memory_order_relaxed);
-    return s;
-  }
-  void RecordArena(const Arena& arena) {
-    arena_space_allocated.fetch_add(arena.SpaceAllocated(), std::memory_order_relaxed);
-    arena_space_used.fetch_add(arena.SpaceUsed(), std::memory_order_relaxed);
-  }
-};
-
-// A bounded stack of idle objects. Its storage is reserved up front so that taking
-// and returning never allocates: in arena_pool the steady state must make none.
-template <typename T>
-class IdlePool {
- public:
-  explicit IdlePool(size_t max_idle) : max_idle_(max_idle) { idle_.reserve(max_idle); }
-  ~IdlePool() {
-    for (T* t : idle_) delete t;
-  }
-  // An idle object, or null when there is none.
-  T* Take() {
-    std::lock_guard<std::mutex> lock(mu_);
-    if (idle_.empty()) return nullptr;
-    T* t = idle_.back();
-    idle_.pop_back();
-    return t;
-  }
-  // Keeps t for reuse, or deletes it when the pool is full.
-  void Return(T* t) {
-    {
-      std::lock_guard<std::mutex> lock(mu_);
-      if (idle_.size() < max_idle_) {
-        idle_.push_back(t);
-        return;
-      }
-    }
-    delete t;
-  }
-  size_t Idle() const {
-    std::lock_guard<std::mutex> lock(mu_);
-    return idle_.size();
-  }
-
- private:
-  const size_t max_idle_;
-  mutable std::mutex mu_;
-  std::vector<T*> idle_;
-};
-
+// gRPC's default path has no allocator: outside gRPC, a new request and response.
 class HeapStore final : public MessageStore {
  public:
   MemoryMode mode() const override { return MemoryMode::kHeap; }
+  RecommendAllocator* allocator() override { return nullptr; }
   MessageLease Acquire() override {
-    counters_.acquired.fetch_add(1, std::memory_order_relaxed);
-    counters_.created.fetch_add(1, std::memory_order_relaxed);
+    acquired_.fetch_add(1, std::memory_order_relaxed);
     MessageLease lease;
     lease.request = new RecommendRequest;
     lease.response = new RecommendResponse;
@@ -86,130 +28,89 @@ class HeapStore final : public MessageStore {
   void Release(const MessageLease& lease) override {
     delete lease.request;
     delete lease.response;
-    counters_.released.fetch_add(1, std::memory_order_relaxed);
+    released_.fetch_add(1, std::memory_order_relaxed);
   }
-  MessageStoreStats Stats() const override { return counters_.Read(0); }
+  MessageStoreStats Stats() const override {
+    MessageStoreStats s;
+    s.acquired = s.created = acquired_.load(std::memory_order_relaxed);
+    s.released = released_.load(std::memory_order_relaxed);
+    return s;
+  }
 
  private:
-  StoreCounters counters_;
+  std::atomic<uint64_t> acquired_{0}, released_{0};
 };
 
-class ReuseStore final : public MessageStore {
+// The other modes: a pattern allocator, driven as gRPC drives it.
+template <typename Allocator>
+class AllocatorStore : public MessageStore {
  public:
-  explicit ReuseStore(const MessageStoreOptions& options) : pool_(options.max_idle) {}
-  MemoryMode mode() const override { return MemoryMode::kReuse; }
+  template <typename... Args>
+  AllocatorStore(MemoryMode mode, Args&&... args) : mode_(mode), allocator_(std::forward<Args>(args)...) {}
+  MemoryMode mode() const override { return mode_; }
+  RecommendAllocator* allocator() override { return &allocator_; }
   MessageLease Acquire() override {
-    counters_.acquired.fetch_add(1, std::memory_order_relaxed);
-    Pair* pair = pool_.Take();
-    if (pair == nullptr) {
-      counters_.created.fetch_add(1, std::memory_order_relaxed);
-      pair = new Pair;
-    }
     MessageLease lease;
-    lease.request = &pair->request;
-    lease.response = &pair->response;
-    lease.slot = pair;
+    lease.holder = allocator_.AllocateMessages();
+    lease.request = lease.holder->request();
+    lease.response = lease.holder->response();
+    lease.arena = lease.response->GetArena();
     return lease;
   }
-  void Release(const MessageLease& lease) override {
-    Pair* pair = static_cast<Pair*>(lease.slot);
-    pair->request.Clear();
-    pair->response.Clear();
-    pool_.Return(pair);
-    counters_.released.fetch_add(1, std::memory_order_relaxed);
-  }
-  MessageStoreStats Stats() const override { return counters_.Read(pool_.Idle()); }
+  void Release(const MessageLease& lease) override { lease.holder->Release(); }
 
- private:
-  struct Pair {
-    RecommendRequest request;
-    RecommendResponse response;
-  };
-  IdlePool<Pair> pool_;
-  StoreCounters counters_;
+ protected:
+  const MemoryMode mode_;
+  Allocator allocator_;
 };
 
-class ArenaStore final : public MessageStore {
+class ReuseStore final : public AllocatorStore<patterns::ReusedMessageAllocator<RecommendRequest, RecommendResponse>> {
  public:
-  MemoryMode mode() const override { return MemoryMode::kArena; }
-  MessageLease Acquire() override {
-    counters_.acquired.fetch_add(1, std::memory_order_relaxed);
-    counters_.created.fetch_add(1, std::memory_order_relaxed);
-    MessageLease lease;
-    lease.arena = new Arena;  // default ArenaOptions: that is the point of this mode
-    // CreateMessage, not Create: in protobuf 3.21 Arena::Create<T> on a message type
-    // builds it without the arena pointer, and every sub-object goes to the heap.
-    lease.request = Arena::CreateMessage<RecommendRequest>(lease.arena);
-    lease.response = Arena::CreateMessage<RecommendResponse>(lease.arena);
-    return lease;
+  explicit ReuseStore(const MessageStoreOptions& options) : AllocatorStore(MemoryMode::kReuse, options.max_idle) {}
+  MessageStoreStats Stats() const override {
+    patterns::ReusedMessageStats r = allocator_.stats();
+    MessageStoreStats s;
+    s.acquired = r.allocated;
+    s.released = r.released;
+    s.created = r.created;
+    s.idle = r.idle;
+    return s;
   }
-  void Release(const MessageLease& lease) override {
-    counters_.RecordArena(*lease.arena);
-    delete lease.arena;
-    counters_.released.fetch_add(1, std::memory_order_relaxed);
-  }
-  MessageStoreStats Stats() const override { return counters_.Read(0); }
-
- private:
-  StoreCounters counters_;
 };
 
-class ArenaPoolStore final : public MessageStore {
+class ArenaStore final : public AllocatorStore<patterns::ArenaMessageAllocator<RecommendRequest, RecommendResponse>> {
+ public:
+  // Default ArenaOptions: that is the point of this mode.
+  ArenaStore() : AllocatorStore(MemoryMode::kArena) {}
+  MessageStoreStats Stats() const override {
+    MessageStoreStats s;
+    s.acquired = s.created = allocator_.allocated();
+    s.released = allocator_.released();
+    s.arena_space_allocated = allocator_.space_allocated();
+    s.arena_space_used = allocator_.space_used();
+    return s;
+  }
+};
+
+class ArenaPoolStore final
+    : public AllocatorStore<patterns::PooledArenaAllocator<RecommendRequest, RecommendResponse>> {
  public:
   explicit ArenaPoolStore(const MessageStoreOptions& options)
-      : block_bytes_(options.initial_block_bytes), pool_(options.max_idle) {}
-  MemoryMode mode() const override { return MemoryMode::kArenaPool; }
-  MessageLease Acquire() override {
-    counters_.acquired.fetch_add(1, std::memory_order_relaxed);
-    PooledArena* pooled = pool_.Take();
-    if (pooled == nullptr) {
-      counters_.created.fetch_add(1, std::memory_order_relaxed);
-      pooled = new PooledArena(block_bytes_);
-    } else {
-      // The arena is empty (Release reset it), but protobuf 3.21 gives the initial
-      // block to the thread that called Reset(); any other thread allocating on the
-      // arena gets fresh heap blocks. In a server the releasing thread is rarely the
-      // one that builds the next response, so reset again here, on the thread that
-      // will build: an empty arena's Reset() frees and allocates nothing, and it
-      // hands the initial block to this thread.
-      pooled->arena.Reset();
-    }
-    MessageLease lease;
-    lease.arena = &pooled->arena;
-    lease.request = Arena::CreateMessage<RecommendRequest>(lease.arena);
-    lease.response = Arena::CreateMessage<RecommendResponse>(lease.arena);
-    lease.slot = pooled;
-    return lease;
+      : AllocatorStore(MemoryMode::kArenaPool,
+                       patterns::PooledArenaOptions{options.initial_block_bytes, options.max_idle}) {}
+  MessageStoreStats Stats() const override {
+    patterns::PooledArenaStats p = allocator_.stats();
+    MessageStoreStats s;
+    s.acquired = p.allocated;
+    s.released = p.released;
+    s.created = p.arenas_created + p.unpooled;
+    s.idle = p.idle;
+    s.unpooled = p.unpooled;
+    s.arena_space_allocated = p.space_allocated;
+    s.arena_space_used = p.space_used;
+    s.arena_overflows = p.overflows;
+    return s;
   }
-  void Release(const MessageLease& lease) override {
-    PooledArena* pooled = static_cast<PooledArena*>(lease.slot);
-    counters_.RecordArena(pooled->arena);
-    if (pooled->arena.SpaceAllocated() > block_bytes_) {
-      counters_.arena_overflows.fetch_add(1, std::memory_order_relaxed);
-    }
-    // Reset() runs the destructors the arena registered (freeing long string
-    // payloads), frees every block but the initial one, and keeps that for reuse.
-    pooled->arena.Reset();
-    pool_.Return(pooled);
-    counters_.released.fetch_add(1, std::memory_order_relaxed);
-  }
-  MessageStoreStats Stats() const override { return counters_.Read(pool_.Idle()); }
-
- private:
-  struct PooledArena {
-    explicit PooledArena(size_t bytes) : block(new char[bytes]), arena(Options(block.get(), bytes)) {}
-    static google::protobuf::ArenaOptions Options(char* block, size_t bytes) {
-      google::protobuf::ArenaOptions options;
-      options.initial_block = block;
-      options.initial_block_size = bytes;
-      return options;
-    }
-    std::unique_ptr<char[]> block;  // declared first: must outlive the arena
-    Arena arena;
-  };
-  const size_t block_bytes_;
-  IdlePool<PooledArena> pool_;
-  StoreCounters counters_;
 };
 
 }  // namespace

@@ -1,28 +1,34 @@
 // MessageStore: where one RPC's request and response live -- the four memory modes.
 //
-//   heap        new/delete per response. (gRPC's default path does the same for every
-//               sub-message: its own per-call memory holds only the top-level objects.)
-//   reuse       heap messages kept in a bounded pool and Clear()ed between uses. proto3
-//               Clear() on a heap message keeps repeated elements and string capacity
-//               for reuse but deletes singular sub-messages, so it saves only part of
-//               the allocations.
-//   arena       a fresh google::protobuf::Arena per response, default ArenaOptions,
-//               messages made with Arena::CreateMessage. The arena's blocks are
-//               allocated as it grows (256 B first, doubling up to 8 KiB).
-//   arena_pool  arenas kept in a bounded pool, each with an initial block of
-//               initial_block_bytes that is reused: Reset() frees only the blocks
-//               beyond it. With a block large enough for the response, building and
-//               releasing it allocate nothing except string payloads over 15 bytes.
+//   heap        no allocator: gRPC's default path (plain messages, every sub-message
+//               and string its own malloc); outside gRPC, new/delete per response.
+//   reuse       patterns/reused_message_allocator.h: heap messages kept in a bounded
+//               pool and Clear()ed between uses. proto3 Clear() on a heap message keeps
+//               repeated elements and string capacity but deletes singular
+//               sub-messages, so it saves only part of the allocations.
+//   arena       patterns/arena_message_allocator.h: a fresh google::protobuf::Arena per
+//               response, default ArenaOptions (blocks from 256 B, doubling to 8 KiB).
+//   arena_pool  patterns/pooled_arena_allocator.h: pooled arenas, each with a reused
+//               initial block of initial_block_bytes; with a block large enough for the
+//               response, building and releasing it allocate nothing except string
+//               payloads over 15 bytes.
+//
+// Each non-heap mode IS the grpc::MessageAllocator the server installs -- the pattern
+// file a reader copies, not a second implementation. Acquire()/Release() drive that
+// same allocator outside gRPC (AllocateMessages(), then the holder's Release()), so
+// the ledger, the benchmarks and the fuzzer measure the server's code path.
 //
 // Example:
 //   auto store = reco::MakeMessageStore(reco::MemoryMode::kArenaPool, {});
+//   service.SetMessageAllocatorFor_Recommend(store->allocator());  // null for heap
+//   // or, outside gRPC:
 //   reco::MessageLease lease = store->Acquire();
 //   reco::BuildResponse(request, lease.response);
-//   ...serialize lease.response...
 //   store->Release(lease);   // lease.request/response are invalid from here on
 //
-// Thread-safety: Acquire() and Release() may be called from any thread. A lease is
-// used by one thread at a time. The store must outlive every lease it handed out.
+// Thread-safety: Acquire(), Release() and Stats() may be called from any thread. A
+// lease is used by one thread at a time. The store must outlive every lease and every
+// server it is installed in.
 #ifndef ARENA_GRPC_CORE_MESSAGE_STORE_H_
 #define ARENA_GRPC_CORE_MESSAGE_STORE_H_
 
@@ -34,6 +40,7 @@
 
 #include "absl/strings/string_view.h"
 #include "google/protobuf/arena.h"
+#include "grpcpp/support/message_allocator.h"
 #include "proto/reco.pb.h"
 
 namespace reco {
@@ -48,22 +55,26 @@ absl::string_view MemoryModeName(MemoryMode mode);
 bool ParseMemoryMode(absl::string_view name, MemoryMode* mode);
 
 struct MessageStoreOptions {
-  // reuse and arena_pool keep at most this many idle leases. More may be in use at
-  // once (one per RPC in flight); the extra ones are freed when released, so memory
-  // held while idle is bounded by max_idle * (initial_block_bytes or message size).
+  // reuse: idle messages kept (more may be in use; the extra ones are freed when
+  // released). arena_pool: pooled arenas at most, in use plus idle; a call beyond
+  // them gets a plain arena for itself. Either way the memory held by the pool is
+  // bounded by max_idle * (initial_block_bytes or message size).
   size_t max_idle = 64;
   // arena_pool: size of each arena's reused initial block. 512 KiB holds a default
   // 200-item response in either text profile (about 200 KB of arena space) with
-  // room to spare; larger responses spill into heap blocks, which Reset() frees.
+  // room to spare; larger responses spill into heap blocks, which Release frees.
   size_t initial_block_bytes = 512 * 1024;
 };
 
-// One RPC's messages. arena is null in the heap modes.
+using RecommendAllocator = grpc::MessageAllocator<v1::RecommendRequest, v1::RecommendResponse>;
+using RecommendHolder = grpc::MessageHolder<v1::RecommendRequest, v1::RecommendResponse>;
+
+// One RPC's messages. arena is null in the heap modes; holder is null in heap.
 struct MessageLease {
   v1::RecommendRequest* request = nullptr;
   v1::RecommendResponse* response = nullptr;
   google::protobuf::Arena* arena = nullptr;
-  void* slot = nullptr;  // the store's own bookkeeping
+  RecommendHolder* holder = nullptr;
 };
 
 // Totals since the store was made. Arena figures are read just before an arena is
@@ -71,8 +82,9 @@ struct MessageLease {
 struct MessageStoreStats {
   uint64_t acquired = 0;
   uint64_t released = 0;
-  uint64_t created = 0;     // leases made from scratch (the pool was empty)
+  uint64_t created = 0;     // leases made from scratch (nothing idle to reuse)
   uint64_t idle = 0;        // leases waiting in the pool now
+  uint64_t unpooled = 0;    // arena_pool: leases given a plain arena (max_idle in use)
   uint64_t arena_space_allocated = 0;  // sum of Arena::SpaceAllocated() at release
   uint64_t arena_space_used = 0;       // sum of Arena::SpaceUsed() at release
   uint64_t arena_overflows = 0;        // arena_pool: releases that found heap blocks
@@ -83,9 +95,11 @@ class MessageStore {
  public:
   virtual ~MessageStore() = default;
   virtual MemoryMode mode() const = 0;
-  // Empty messages for one response.
+  // What the server installs with SetMessageAllocatorFor_Recommend; null for heap.
+  virtual RecommendAllocator* allocator() = 0;
+  // Empty messages for one response, as gRPC would get them for one RPC.
   virtual MessageLease Acquire() = 0;
-  // Frees, clears or resets the lease's messages.
+  // Frees, clears or resets the lease's messages (the holder's Release()).
   virtual void Release(const MessageLease& lease) = 0;
   virtual MessageStoreStats Stats() const = 0;
 };

@@ -28,7 +28,8 @@
 //
 // Only unary callback methods accept an allocator (gRPC's API, not ours).
 // Thread-safety: AllocateMessages() may be called from any thread at once (it only
-// touches atomics); each holder is used by one RPC.
+// touches atomics); each holder is used by one RPC. Every holder must be released
+// before the allocator is destroyed (shut the server down first).
 #ifndef ARENA_GRPC_PATTERNS_ARENA_MESSAGE_ALLOCATOR_H_
 #define ARENA_GRPC_PATTERNS_ARENA_MESSAGE_ALLOCATOR_H_
 
@@ -62,37 +63,44 @@ class ArenaMessageAllocator final : public grpc::MessageAllocator<Request, Respo
   // The holder owns the RPC's Arena as a member: one malloc for both.
   class Holder final : public grpc::MessageHolder<Request, Response> {
    public:
-    Holder(const google::protobuf::ArenaOptions& options, std::atomic<uint64_t>* released)
-        : arena_(options), released_(released) {
+    explicit Holder(ArenaMessageAllocator* owner) : owner_(owner), arena_(owner->options_) {
       this->set_request(google::protobuf::Arena::CreateMessage<Request>(&arena_));
       this->set_response(google::protobuf::Arena::CreateMessage<Response>(&arena_));
     }
     // gRPC calls this once the RPC is done: frees the arena's blocks (and the long
     // strings on it) and the holder.
     void Release() override {
-      released_->fetch_add(1, std::memory_order_relaxed);
+      owner_->released_.fetch_add(1, std::memory_order_relaxed);
+      owner_->space_allocated_.fetch_add(arena_.SpaceAllocated(), std::memory_order_relaxed);
+      owner_->space_used_.fetch_add(arena_.SpaceUsed(), std::memory_order_relaxed);
       delete this;
     }
 
    private:
+    ArenaMessageAllocator* const owner_;
     google::protobuf::Arena arena_;
-    std::atomic<uint64_t>* const released_;
   };
 
   grpc::MessageHolder<Request, Response>* AllocateMessages() override {
     allocated_.fetch_add(1, std::memory_order_relaxed);
-    return new Holder(options_, &released_);
+    return new Holder(this);
   }
 
   // RPCs that got messages, and RPCs whose messages were freed. Equal when idle:
   // a gap that never closes is a leak.
   uint64_t allocated() const { return allocated_.load(std::memory_order_relaxed); }
   uint64_t released() const { return released_.load(std::memory_order_relaxed); }
+  // Sums of Arena::SpaceAllocated() / SpaceUsed() over released RPCs: divided by
+  // released(), the arena space a response takes (size start_block_size from it).
+  uint64_t space_allocated() const { return space_allocated_.load(std::memory_order_relaxed); }
+  uint64_t space_used() const { return space_used_.load(std::memory_order_relaxed); }
 
  private:
   const google::protobuf::ArenaOptions options_;
   std::atomic<uint64_t> allocated_{0};
   std::atomic<uint64_t> released_{0};
+  std::atomic<uint64_t> space_allocated_{0};
+  std::atomic<uint64_t> space_used_{0};
 };
 
 }  // namespace reco::patterns

@@ -24,15 +24,15 @@
 //
 // Thread-safety: Acquire() and Release() may be called from any thread; a message
 // belongs to one thread between them. Acquired messages are plain unique_ptrs: they
-// may outlive the pool.
+// may outlive the pool. (Copying it: needs idle_pool.h beside it.)
 #ifndef ARENA_GRPC_PATTERNS_MESSAGE_POOL_H_
 #define ARENA_GRPC_PATTERNS_MESSAGE_POOL_H_
 
 #include <cstddef>
 #include <memory>
-#include <mutex>
 #include <utility>
-#include <vector>
+
+#include "patterns/idle_pool.h"
 
 namespace reco::patterns {
 
@@ -40,21 +40,12 @@ template <typename Message>
 class MessagePool {
  public:
   // Keeps at most max_idle released messages; more may be out at once.
-  explicit MessagePool(size_t max_idle) : max_idle_(max_idle) {
-    idle_.reserve(max_idle);  // Release() never grows the vector
-  }
+  explicit MessagePool(size_t max_idle) : idle_(max_idle) {}
 
   // An empty message: a released one when there is one, else a new one.
   std::unique_ptr<Message> Acquire() {
-    {
-      std::lock_guard<std::mutex> lock(mu_);
-      if (!idle_.empty()) {
-        std::unique_ptr<Message> message = std::move(idle_.back());
-        idle_.pop_back();
-        return message;
-      }
-    }
-    return std::make_unique<Message>();
+    std::unique_ptr<Message> message = idle_.Take();
+    return message != nullptr ? std::move(message) : std::make_unique<Message>();
   }
 
   // Clears `message` (on the caller's thread, outside the lock) and keeps it, or
@@ -62,25 +53,13 @@ class MessagePool {
   void Release(std::unique_ptr<Message> message) {
     if (message == nullptr) return;
     message->Clear();
-    {
-      std::lock_guard<std::mutex> lock(mu_);
-      if (idle_.size() < max_idle_) {
-        idle_.push_back(std::move(message));
-        return;
-      }
-    }
-    // The pool is full: `message` is deleted on return, outside the lock.
+    idle_.Give(std::move(message));
   }
 
-  size_t idle() const {
-    std::lock_guard<std::mutex> lock(mu_);
-    return idle_.size();
-  }
+  size_t idle() const { return idle_.idle(); }
 
  private:
-  const size_t max_idle_;
-  mutable std::mutex mu_;
-  std::vector<std::unique_ptr<Message>> idle_;
+  IdlePool<Message> idle_;
 };
 
 }  // namespace reco::patterns

@@ -17,8 +17,7 @@ v1::RecommendRequest DefaultCeilingRequest() {
   return request;
 }
 
-CeilingService::CeilingService(const v1::RecommendRequest& request, PhaseRecorder* recorder, bool measure_phases)
-    : recorder_(recorder), measure_phases_(measure_phases) {
+CeilingService::CeilingService(const v1::RecommendRequest& request, RpcMeter* meter) : meter_(meter) {
   v1::RecommendResponse response;
   BuildResponse(request, &response);
   bytes_ = response.SerializeAsString();
@@ -31,11 +30,9 @@ CeilingService::CeilingService(const v1::RecommendRequest& request, PhaseRecorde
 grpc::ServerUnaryReactor* CeilingService::Recommend(grpc::CallbackServerContext* context,
                                                     const grpc::ByteBuffer* /*request: ignored*/,
                                                     grpc::ByteBuffer* response) {
-  PhaseClock clock;
-  *response = reply_;  // a new byte-buffer header over the same static slice: no payload copy
-  if (measure_phases_) recorder_->Record(Phase::kBuild, clock.Elapsed());
-  recorder_->CountRpc(true);
   grpc::ServerUnaryReactor* reactor = context->DefaultReactor();
+  MeasuredBuild measured(meter_, context, absl::OkStatus());  // every request gets the reply
+  *response = reply_;  // a new byte-buffer header over the same static slice: no payload copy
   reactor->Finish(grpc::Status::OK);
   return reactor;
 }

@@ -13,17 +13,17 @@
 // refcount is a no-op). So per RPC there is no build and no serialization; gRPC frames
 // the same bytes every time.
 //
-// Measurement: the handler counts each RPC in the recorder (rpcs), and with
-// measure_phases records the copy of the ByteBuffer as the build phase (its
-// allocations are gRPC's byte-buffer header). Serialize and release take no samples
-// (n/a): there is nothing to serialize or release.
+// Measurement (RpcMeter): the handler counts each RPC (rpcs), and when measuring
+// records the copy of the ByteBuffer as the build phase (its allocations are gRPC's
+// byte-buffer header). Serialize and release take no samples (n/a): there is nothing
+// to serialize or release.
 //
 // Example:
-//   reco::CeilingService ceiling(reco::DefaultCeilingRequest(), &recorder, true);
+//   reco::CeilingService ceiling(reco::DefaultCeilingRequest(), &meter);
 //   builder.RegisterService(&ceiling);   // replies: BuildResponse(request) serialized
 //
 // Thread-safety: Recommend() runs on gRPC's threads, many at once; the reply buffer
-// is only read (copies share its slice). The recorder must outlive the server, and
+// is only read (copies share its slice). The meter must outlive the server, and
 // the service must outlive the server (its bytes are referenced by replies in flight).
 #ifndef ARENA_GRPC_SERVER_CEILING_SERVICE_H_
 #define ARENA_GRPC_SERVER_CEILING_SERVICE_H_
@@ -33,7 +33,7 @@
 #include <grpcpp/support/byte_buffer.h>
 
 #include "proto/reco.grpc.pb.h"
-#include "server/phase_recorder.h"
+#include "server/rpc_meter.h"
 
 namespace reco {
 
@@ -45,7 +45,7 @@ class CeilingService final
     : public v1::Recommender::WithRawCallbackMethod_Recommend<v1::Recommender::Service> {
  public:
   // `request` must pass ValidateRequest (RecoServer::Start checks it).
-  CeilingService(const v1::RecommendRequest& request, PhaseRecorder* recorder, bool measure_phases);
+  CeilingService(const v1::RecommendRequest& request, RpcMeter* meter);
 
   // The bytes every reply carries: BuildResponse(request), serialized.
   const std::string& reply_bytes() const { return bytes_; }
@@ -56,8 +56,7 @@ class CeilingService final
  private:
   std::string bytes_;       // owned here; the slice below points into it
   grpc::ByteBuffer reply_;  // one STATIC_SLICE over bytes_
-  PhaseRecorder* const recorder_;
-  const bool measure_phases_;
+  RpcMeter* const meter_;
 };
 
 }  // namespace reco

@@ -12,20 +12,18 @@
 #include "core/response_builder.h"
 #include "server/ceiling_service.h"
 #include "server/recommender_service.h"
-#include "server/serialize_timer.h"
+#include "server/rpc_meter.h"
 #include "server/stats_service.h"
 #include "server/stats_window.h"
-#include "server/store_message_allocator.h"
 
 namespace reco {
 
 // Declaration order is destruction order reversed: the gRPC server goes first, then
-// what its RPCs use (services, allocator, store, recorder).
+// what its RPCs use (services, meter, store).
 struct RecoServer::Parts {
   ServerOptions options;
-  PhaseRecorder recorder;
   std::unique_ptr<MessageStore> store;  // null in heap mode: gRPC owns the messages
-  std::unique_ptr<StoreMessageAllocator> allocator;
+  std::unique_ptr<RpcMeter> meter;      // after the store: its allocator wraps the store's
   std::unique_ptr<StatsWindow> window;
   std::unique_ptr<RecommenderService> recommender;
   std::unique_ptr<CeilingService> ceiling;  // instead of recommender in ceiling mode
@@ -77,23 +75,19 @@ absl::StatusOr<std::unique_ptr<RecoServer>> RecoServer::Start(const ServerOption
   if (absl::Status s = CheckOptions(options); !s.ok()) return s;
   auto parts = std::make_unique<Parts>();
   parts->options = options;
-  PhaseRecorder* recorder = options.measure_phases ? &parts->recorder : nullptr;
+  parts->meter = std::make_unique<RpcMeter>(options.measure_phases, options.store.max_idle);
 
   if (options.ceiling) {
     // Nothing to place: one reply, serialized once; no store, no allocator.
-    parts->ceiling = std::make_unique<CeilingService>(options.ceiling_request, &parts->recorder, options.measure_phases);
-    parts->window = std::make_unique<StatsWindow>("ceiling", &parts->recorder, nullptr);
+    parts->ceiling = std::make_unique<CeilingService>(options.ceiling_request, parts->meter.get());
+    parts->window = std::make_unique<StatsWindow>("ceiling", parts->meter->recorder(), nullptr);
   } else {
-    parts->recommender = std::make_unique<RecommenderService>(&parts->recorder, options.measure_phases);
-    if (options.mode != MemoryMode::kHeap) {
-      // heap is gRPC's default path: no allocator at all. The others put the messages
-      // where the core library's MessageStore says.
-      parts->store = MakeMessageStore(options.mode, options.store);
-      parts->allocator = std::make_unique<StoreMessageAllocator>(parts->store.get(), recorder, options.store.max_idle);
-      parts->recommender->SetMessageAllocatorFor_Recommend(parts->allocator.get());
-      parts->recommender->UseStoreHolders(true);
-    }
-    parts->window = std::make_unique<StatsWindow>(options.mode, &parts->recorder, parts->store.get());
+    // heap is gRPC's default path: no store, no allocator. The others install the
+    // store's allocator (the pattern in patterns/), wrapped by the meter when measuring.
+    if (options.mode != MemoryMode::kHeap) parts->store = MakeMessageStore(options.mode, options.store);
+    RecommendAllocator* allocator = parts->store != nullptr ? parts->store->allocator() : nullptr;
+    parts->recommender = std::make_unique<RecommenderService>(parts->meter->Wrap(allocator), parts->meter.get());
+    parts->window = std::make_unique<StatsWindow>(options.mode, parts->meter->recorder(), parts->store.get());
   }
   parts->stats = std::make_unique<StatsService>(parts->window.get());
 
@@ -113,9 +107,9 @@ absl::StatusOr<std::unique_ptr<RecoServer>> RecoServer::Start(const ServerOption
   }
   // The ceiling gets no serialize timer: it has nothing to serialize, and the
   // interceptor's per-RPC bookkeeping would lower the limit it stands for.
-  if (options.measure_phases && !options.ceiling) {
+  if (auto timer = parts->meter->NewSerializeTimer(); timer != nullptr && !options.ceiling) {
     std::vector<std::unique_ptr<grpc::experimental::ServerInterceptorFactoryInterface>> factories;
-    factories.push_back(std::make_unique<SerializeTimerFactory>(&parts->recorder));
+    factories.push_back(std::move(timer));
     builder.experimental().SetInterceptorCreators(std::move(factories));
   }
   if (options.ceiling) {

@@ -7,7 +7,7 @@
 // lets in-flight ones finish until the deadline (then cancels them), and is
 // idempotent; Wait() blocks until the server has stopped. Destroying a RecoServer
 // shuts it down with a zero deadline. Everything the server's RPCs touch (store,
-// allocator, recorder) is owned here and outlives the gRPC server.
+// meter) is owned here and outlives the gRPC server.
 //
 // Example:
 //   reco::ServerOptions options;
@@ -54,9 +54,8 @@ struct ServerOptions {
   // services: their handlers run on gRPC's internal executor threads (see
   // docs/server.md); ResourceQuota::SetMaxThreads bounds sync-server threads only.
   int64_t resource_quota_bytes = 0;
-  // Time the build, serialize and release phases (PhaseRecorder, SerializeTimer).
-  // false drops every per-RPC phase measurement (RPCs are still counted): for
-  // measuring what measuring costs.
+  // Time the build, serialize and release phases (RpcMeter). false installs none of
+  // the measurement (RPCs are still counted): for measuring what measuring costs.
   bool measure_phases = true;
   // The fifth, server-level mode: answer every Recommend with the one reply to
   // ceiling_request, serialized at start-up (server/ceiling_service.h). `mode` and
@@ -87,7 +86,7 @@ class RecoServer {
   RecoServer& operator=(const RecoServer&) = delete;
 
  private:
-  struct Parts;  // services, store, allocator, recorder: declared in the .cc
+  struct Parts;  // services, store, meter: declared in the .cc
   explicit RecoServer(std::unique_ptr<Parts> parts);
 
   std::unique_ptr<Parts> parts_;

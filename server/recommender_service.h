@@ -1,52 +1,44 @@
 // RecommenderService: reco.v1.Recommender on gRPC's callback API -- ONE handler for
 // every memory mode.
 //
-// The mode is decided outside the handler: heap installs no MessageAllocator (gRPC's
-// default path: plain messages in gRPC's per-call memory, every sub-message and string
-// on the heap); reuse, arena and arena_pool install a StoreMessageAllocator before the
-// server starts. The handler validates the request (INVALID_ARGUMENT with the
+// The memory mode is decided outside the handler, by the allocator given to the
+// constructor: null for heap (gRPC's default path: plain messages, every sub-message
+// and string on the heap), else the mode's grpc::MessageAllocator (core's
+// MessageStore: reuse, arena or arena_pool), installed here so that it cannot be
+// forgotten. The handler validates the request (INVALID_ARGUMENT with the
 // validator's message), builds the response into whatever message gRPC hands it, and
-// finishes. That is the point of the project: the memory mode is a deployment choice,
-// not a code change in the handler.
-//
-// Measurement (with measure_phases): the handler times validate + build (plus
-// the holder's Acquire in allocator modes) as the build phase and counts OK and
-// refused RPCs; SerializeTimer and StoreMessageHolder measure the other two phases.
+// finishes: gRPC's callback greeter plus one line of measurement (MeasuredBuild, see
+// rpc_meter.h). That is the point of the project: the memory mode is a deployment
+// choice, not a code change in the handler.
 //
 // Example:
-//   reco::RecommenderService service(&recorder, /*measure_phases=*/true);
-//   service.SetMessageAllocatorFor_Recommend(&allocator);   // not for heap
-//   service.UseStoreHolders(true);                           // same condition
+//   reco::RpcMeter meter(/*measure_phases=*/true, 64);
+//   reco::RecommenderService service(meter.Wrap(store->allocator()), &meter);
 //   builder.RegisterService(&service);
 //
-// Thread-safety: Recommend() runs on gRPC's threads, many at once. The recorder must
-// outlive the server.
+// Thread-safety: Recommend() runs on gRPC's threads, many at once. The allocator and
+// the meter must outlive the server.
 #ifndef ARENA_GRPC_SERVER_RECOMMENDER_SERVICE_H_
 #define ARENA_GRPC_SERVER_RECOMMENDER_SERVICE_H_
 
+#include "core/message_store.h"
 #include "proto/reco.grpc.pb.h"
-#include "server/phase_recorder.h"
+#include "server/rpc_meter.h"
 
 namespace reco {
 
 class RecommenderService final : public v1::Recommender::CallbackService {
  public:
-  // The handler always counts OK and refused RPCs in recorder; with measure_phases it
-  // also times the build phase.
-  RecommenderService(PhaseRecorder* recorder, bool measure_phases)
-      : recorder_(recorder), measure_phases_(measure_phases) {}
-
-  // True when a StoreMessageAllocator is installed: the handler then reads the
-  // holder's Acquire cost and marks the holder answered. Call before the server starts.
-  void UseStoreHolders(bool use) { store_holders_ = use; }
+  // allocator: null for heap.
+  RecommenderService(RecommendAllocator* allocator, RpcMeter* meter) : meter_(meter) {
+    if (allocator != nullptr) SetMessageAllocatorFor_Recommend(allocator);
+  }
 
   grpc::ServerUnaryReactor* Recommend(grpc::CallbackServerContext* context, const v1::RecommendRequest* request,
                                       v1::RecommendResponse* response) override;
 
  private:
-  PhaseRecorder* const recorder_;
-  const bool measure_phases_;
-  bool store_holders_ = false;
+  RpcMeter* const meter_;
 };
 
 }  // namespace reco

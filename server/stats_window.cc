@@ -85,6 +85,7 @@ v1::StatsSnapshot StatsWindow::Snapshot(bool reset) {
     st->set_arena_space_allocated(cur.arena_space_allocated - base.arena_space_allocated);
     st->set_arena_space_used(cur.arena_space_used - base.arena_space_used);
     st->set_arena_overflows(cur.arena_overflows - base.arena_overflows);
+    st->set_unpooled(cur.unpooled - base.unpooled);
   }
 
   s.set_protobuf_version(google::protobuf::internal::VersionString(GOOGLE_PROTOBUF_VERSION));

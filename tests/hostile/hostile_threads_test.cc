@@ -1,5 +1,5 @@
 // The server's thread-shared pieces hammered from many threads at once, without gRPC:
-// MessageStore (every mode), StoreMessageAllocator and its holders, PhaseRecorder and
+// MessageStore (every mode), the MeasuredAllocator and its holders, PhaseRecorder and
 // StatsWindow snapshots taken (and reset) while RPCs are "in flight".
 //
 // This is the test ThreadSanitizer is for (scripts/sanitize.sh tsan). The gRPC-driven
@@ -17,8 +17,8 @@
 #include "core/message_store.h"
 #include "core/response_builder.h"
 #include "server/phase_recorder.h"
+#include "server/rpc_meter.h"
 #include "server/stats_window.h"
-#include "server/store_message_allocator.h"
 #include "tests/hostile/hostile_server.h"
 
 namespace reco::hostile {
@@ -70,8 +70,9 @@ TEST_P(HostileThreadsTest, AllocatorHoldersAndStatsWindowsUnderThreads) {
   MessageStoreOptions options;
   options.max_idle = 3;
   auto store = MakeMessageStore(GetParam(), options);
-  PhaseRecorder recorder;
-  StoreMessageAllocator allocator(store.get(), &recorder, /*max_idle=*/3);
+  RpcMeter meter(/*measure_phases=*/true, /*max_idle_holders=*/3);
+  RecommendAllocator* allocator = meter.Wrap(store->allocator());
+  PhaseRecorder& recorder = *meter.recorder();
   StatsWindow window(GetParam(), &recorder, store.get());
   std::atomic<bool> done{false};
   std::atomic<int> wrong{0};
@@ -91,13 +92,13 @@ TEST_P(HostileThreadsTest, AllocatorHoldersAndStatsWindowsUnderThreads) {
       for (int i = 0; i < kRpcsPerThread; ++i) {
         // What gRPC does per RPC: take a holder, parse into its request, let the
         // handler fill the response, release the holder when the call is over.
-        auto* holder = static_cast<StoreMessageHolder*>(allocator.AllocateMessages());
+        auto* holder = static_cast<MeasuredHolder*>(allocator->AllocateMessages());
         v1::RecommendRequest r = Request(1 + (i + t) % 30, v1::TEXT_PROFILE_REALISTIC, t * 1000 + i);
         *holder->request() = r;
         BuildResponse(*holder->request(), holder->response());
         if (holder->response()->SerializeAsString() != ExpectedBytes(r)) ++wrong;
         recorder.CountRpc(true);
-        holder->MarkAnswered();
+        holder->RecordReleasePhase();
         holder->Release();
       }
     });
