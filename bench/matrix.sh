@@ -105,12 +105,12 @@ for m in $mallocs; do
   echo "matrix.sh: $m: servers ..."
   targets=()
   for mode in $modes; do
-    start_reco_server "$build/server/reco_server" "$dir/server-$mode.log" "$lib" --mode "$mode" || exit 1
+    start_reco_server --preload "$lib" "$dir/server-$mode.log" "$build/server/reco_server" --mode "$mode" || exit 1
     targets+=(--target "$mode=127.0.0.1:$SERVER_PORT")
   done
   for profile in $profiles; do
     # The ceiling's one reply is built for reco_load's first request with this profile.
-    start_reco_server "$build/server/reco_server" "$dir/server-ceiling-$profile.log" "$lib" \
+    start_reco_server --preload "$lib" "$dir/server-ceiling-$profile.log" "$build/server/reco_server" \
       --mode ceiling --ceiling_profile "$profile" || exit 1
     echo "matrix.sh: $m: reco_load, $profile text ..."
     "$build/client/reco_load" "${targets[@]}" --target "ceiling=127.0.0.1:$SERVER_PORT" --profile "$profile" \

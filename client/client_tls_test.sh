@@ -6,14 +6,12 @@
 #   client_tls_test.sh RECO_SERVER RECO_LOAD
 set -uo pipefail
 server=$1 load=$2
-tmp=$(mktemp -d)
-trap 'kill -KILL ${SERVER_PID:-} 2>/dev/null; rm -rf "$tmp"' EXIT
-. "$(dirname "$0")/../server/server_test_lib.sh"
-command -v openssl >/dev/null || fail "openssl is not installed (scripts/setup.sh installs it)"
-make_cert "$tmp" good
-make_cert "$tmp" other
+. "$(dirname "$0")/../scripts/lib/reco_servers.sh"
+reco_test_dir tmp
+make_cert "$tmp" good other
 
-start_server "$server" "$tmp/s" --mode arena_pool --tls_cert "$tmp/good.crt" --tls_key "$tmp/good.key"
+start_reco_server --stderr "$tmp/s.err" "$tmp/s.out" "$server" --mode arena_pool \
+  --tls_cert "$tmp/good.crt" --tls_key "$tmp/good.key" || fail "reco_server did not start"
 target="arena_pool=127.0.0.1:$SERVER_PORT"
 short=(--duration 300ms --warmup 100ms --rounds 1 --concurrency 4 --connections 2 --quiet)
 
@@ -58,6 +56,6 @@ echo "ok: no --tls_ca, another CA, a wrong name: exit 3 in $(( $(date +%s) - sta
 expect_load 2 "--tls_ca $tmp/missing.pem: cannot read" --target "$target" "${short[@]}" --tls_ca "$tmp/missing.pem"
 expect_load 2 "--tls_server_name needs --tls_ca" --target "$target" "${short[@]}" --tls_server_name localhost
 echo "ok: bad TLS flags exit 2"
-stop_server
+stop_reco_server
 grep -q "PRIVATE KEY" "$tmp/s.out" "$tmp/s.err" && fail "the server log holds key material"
 echo PASS

@@ -23,18 +23,11 @@ for bin in "$build/server/reco_server" "$build/client/reco_load"; do
 done
 
 work=$(mktemp -d)
-server_pid=""
-cleanup() {
-  [ -n "$server_pid" ] && kill -TERM "$server_pid" 2>/dev/null && wait "$server_pid" 2>/dev/null
-  rm -rf "$work"
-}
-trap cleanup EXIT
+. scripts/lib/reco_servers.sh
+trap 'stop_reco_servers || true; rm -rf "$work"' EXIT
 
-"$build/server/reco_server" --listen 127.0.0.1:0 --mode "$mode" >"$work/server.log" 2>&1 &
-server_pid=$!
-for _ in $(seq 100); do grep -q "listening on" "$work/server.log" 2>/dev/null && break; sleep 0.1; done
-port=$(sed -n 's/.*listening on 127\.0\.0\.1:\([0-9]*\).*/\1/p' "$work/server.log")
-[ -n "$port" ] || { echo "reco_server did not start:"; cat "$work/server.log"; exit 1; } >&2
+start_reco_server "$work/server.log" "$build/server/reco_server" --mode "$mode" || exit 1
+port=$SERVER_PORT
 
 "$build/client/reco_load" --target "x=127.0.0.1:$port" --items "$items" --write_request "$work/req.bin"
 per_conn=$((concurrency / connections))

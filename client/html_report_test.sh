@@ -15,22 +15,14 @@ if [ -z "$chromium_bin" ]; then
   exit 1
 fi
 work=$(mktemp -d)
-pids=()
-cleanup() {
-  for p in "${pids[@]}"; do kill -TERM "$p" 2>/dev/null; done
-  for p in "${pids[@]}"; do wait "$p" 2>/dev/null; done
-  rm -rf "$work"
-}
-trap cleanup EXIT
+. "$(dirname "$0")/../scripts/lib/reco_servers.sh"
+trap 'stop_reco_servers; rm -rf "$work"' EXIT
 
 targets=()
 for mode in heap arena_pool; do
-  "$server_bin" --listen 127.0.0.1:0 --mode "$mode" >"$work/$mode.log" 2>&1 &
-  pids+=($!)
-  for _ in $(seq 100); do grep -q "listening on" "$work/$mode.log" 2>/dev/null && break; sleep 0.1; done
-  port=$(sed -n 's/.*listening on 127\.0\.0\.1:\([0-9]*\).*/\1/p' "$work/$mode.log")
-  [ -n "$port" ] || { echo "FAIL: reco_server --mode $mode did not start: $(cat "$work/$mode.log")"; exit 1; }
-  targets+=(--target "$mode=127.0.0.1:$port")
+  start_reco_server "$work/$mode.log" "$server_bin" --mode "$mode" ||
+    { echo "FAIL: reco_server --mode $mode did not start (its output is above)"; exit 1; }
+  targets+=(--target "$mode=127.0.0.1:$SERVER_PORT")
 done
 "$load_bin" "${targets[@]}" --duration 700ms --warmup 200ms --rounds 2 --concurrency 4 --items 50 --quiet \
   --html "$work/report.html" >"$work/table.txt" 2>&1 || { echo "FAIL: reco_load: $(cat "$work/table.txt")"; exit 1; }

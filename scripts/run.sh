@@ -42,7 +42,7 @@ for mode in heap reuse arena arena_pool ceiling; do
   log=$results/server-$mode.log
   extra=()
   [ "$mode" = ceiling ] && extra=("${ceiling_flags[@]}")
-  start_reco_server "$build/server/reco_server" "$log" "" --mode "$mode" "${extra[@]}" || exit 1
+  start_reco_server "$log" "$build/server/reco_server" --mode "$mode" "${extra[@]}" || exit 1
   targets+=(--target "$mode=127.0.0.1:$SERVER_PORT")
 done
 

@@ -38,12 +38,8 @@ cmake -S . -B "$build" -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
 cmake --build "$build" -j"$(nproc)" --target reco_server reco_load
 mkdir -p "$out"
 stubs=$(mktemp -d)
-server_pid=""
-cleanup() {
-  [ -n "$server_pid" ] && kill "$server_pid" 2>/dev/null || true
-  rm -rf "$stubs"
-}
-trap cleanup EXIT
+. scripts/lib/reco_servers.sh
+trap 'stop_reco_servers || true; rm -rf "$stubs"' EXIT
 
 # Python stubs for the ServerStats RPC, generated from the repo's proto.
 protoc -I proto --python_out="$stubs" --grpc_python_out="$stubs" \
@@ -115,16 +111,10 @@ PY
 fails=0
 for mode in $modes; do
   log="$out/$mode.server.log"
-  "$build/server/reco_server" --listen=127.0.0.1:0 --mode="$mode" >"$log" 2>&1 &
-  server_pid=$!
-  port=""
-  for _ in $(seq 100); do
-    port=$(sed -n 's/^reco_server: listening on 127\.0\.0\.1:\([0-9]*\) .*/\1/p' "$log")
-    [ -n "$port" ] && break
-    sleep 0.1
-  done
-  [ -n "$port" ] || { echo "soak $mode: FAILED (server did not start; see $log)"; fails=$((fails + 1)); continue; }
-  target=127.0.0.1:$port
+  if ! start_reco_server "$log" "$build/server/reco_server" --mode="$mode"; then
+    echo "soak $mode: FAILED (server did not start; see $log)"; fails=$((fails + 1)); continue
+  fi
+  target=127.0.0.1:$SERVER_PORT
   common=(--target "$mode=$target" --rounds 1 --items "$items" --profile "$profile" --quiet)
 
   # The maximum: a short closed loop.
@@ -148,9 +138,7 @@ for _ in range(50):
     if n == 0: break
     time.sleep(0.1)
 print(n)' "$target")
-  kill "$server_pid" 2>/dev/null || true
-  wait "$server_pid" 2>/dev/null || true
-  server_pid=""
+  stop_reco_server
 
   verdict=$($py "$stubs/judge.py" "$out/$mode.csv" "$max_growth") && judged=0 || judged=$?
   if [ $judged -eq 0 ] && [ $load_rc -eq 0 ] && [ "$in_use" = 0 ]; then

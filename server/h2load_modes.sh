@@ -12,9 +12,8 @@ profile=${3:-compact}
 rounds=${4:-2}
 here=$(cd "$(dirname "$0")" && pwd)
 server=$build/server/reco_server
-tmp=$(mktemp -d)
-trap 'kill -KILL ${SERVER_PID:-} 2>/dev/null; rm -rf "$tmp"' EXIT
-. "$here/server_test_lib.sh"
+. "$here/../scripts/lib/reco_servers.sh"
+reco_test_dir tmp
 
 # user_id "ledger-user", item_count 200, text_profile, seed 1 (the ledger's request).
 case $profile in
@@ -29,14 +28,15 @@ printf '%-10s %-8s %5s %9s %12s %12s %12s %10s\n' mode measure round "req/s" "bu
 for round in $(seq "$rounds"); do
   for mode in heap reuse arena arena_pool; do
     for measure in true false; do
-      start_server "$server" "$tmp/s" --mode "$mode" --measure="$measure"
+      start_reco_server --stderr "$tmp/s.err" "$tmp/s.out" "$server" --mode "$mode" --measure="$measure" ||
+        fail "$mode: reco_server did not start"
       # A short warm-up so pools and gRPC's buffers are filled before the timed run.
       h2load -n 200 -c 4 -m 4 -t 1 -d "$tmp/req.bin" -H 'content-type: application/grpc' -H 'te: trailers' \
         "http://127.0.0.1:$SERVER_PORT/reco.v1.Recommender/Recommend" >/dev/null
       h2load -n "$requests" -c 4 -m 4 -t 1 -d "$tmp/req.bin" -H 'content-type: application/grpc' \
         -H 'te: trailers' "http://127.0.0.1:$SERVER_PORT/reco.v1.Recommender/Recommend" >"$tmp/h2.out"
       grep -q "$requests succeeded, 0 failed" "$tmp/h2.out" || fail "$mode: $(grep requests: "$tmp/h2.out")"
-      stop_server
+      stop_reco_server
       rps=$(sed -n 's/^finished in [^,]*, \([0-9.]*\) req\/s.*/\1/p' "$tmp/h2.out")
       # The summary covers warm-up + run; per-RPC figures divide by its rpcs.
       rpcs=$(sed -n 's/^rpcs=\([0-9]*\) .*/\1/p' "$tmp/s.out")

@@ -5,9 +5,8 @@
 #   server_cli_test.sh RECO_SERVER RECO_PROBE
 set -uo pipefail
 server=$1 probe=$2
-tmp=$(mktemp -d)
-trap 'kill -KILL ${SERVER_PID:-} ${OTHER_PID:-} 2>/dev/null; rm -rf "$tmp"' EXIT
-. "$(dirname "$0")/server_test_lib.sh"
+. "$(dirname "$0")/../scripts/lib/reco_servers.sh"
+reco_test_dir tmp
 
 # expect_bad_flag EXPECTED_RC TEXT FLAGS...: exits with EXPECTED_RC and says TEXT.
 expect_bad_flag() {
@@ -37,8 +36,7 @@ done
 grep -q -- "--target " "$tmp/probe_help.out" || fail "reco_probe --help does not describe --target"
 echo "ok: --help"
 
-start_server "$server" "$tmp/a" --mode heap
-OTHER_PID=$SERVER_PID
+start_reco_server --stderr "$tmp/a.err" "$tmp/a.out" "$server" --mode heap || fail "reco_server did not start"
 busy_port=$SERVER_PORT
 "$server" --listen "127.0.0.1:$busy_port" >"$tmp/busy.out" 2>"$tmp/busy.err"
 rc=$?
@@ -49,7 +47,7 @@ echo "ok: busy port $busy_port refused (exit $rc)"
 "$probe" --target "127.0.0.1:$busy_port" >"$tmp/probe.out" 2>&1 || fail "probe of a serving server: $(cat "$tmp/probe.out")"
 grep -q "is SERVING" "$tmp/probe.out" || fail "probe output: $(cat "$tmp/probe.out")"
 "$probe" --target "127.0.0.1:$busy_port" --service no.such.Service >"$tmp/probe.out" 2>&1 && fail "probe of an unknown service exited 0"
-stop_server
+stop_reco_server
 [ "$SERVER_RC" = 0 ] || fail "reco_server exited $SERVER_RC on SIGTERM"
 grep -q "reco_server: stopped on signal 15" "$tmp/a.out" || fail "no stop line: $(cat "$tmp/a.out")"
 grep -q "^reco_server summary: mode=heap" "$tmp/a.out" || fail "no summary: $(cat "$tmp/a.out")"
@@ -58,7 +56,7 @@ grep -q "reco_probe: health check of 127.0.0.1:$busy_port failed" "$tmp/probe.ou
 echo "ok: probe, SIGTERM, summary"
 
 # SIGINT behaves like SIGTERM.
-start_server "$server" "$tmp/b" --mode arena_pool
+start_reco_server --stderr "$tmp/b.err" "$tmp/b.out" "$server" --mode arena_pool || fail "reco_server did not start"
 kill -INT "$SERVER_PID"
 wait "$SERVER_PID"
 rc=$?

@@ -7,12 +7,9 @@
 #   server_tls_test.sh RECO_SERVER RECO_PROBE
 set -uo pipefail
 server=$1 probe=$2
-tmp=$(mktemp -d)
-trap 'kill -KILL ${SERVER_PID:-} 2>/dev/null; rm -rf "$tmp"' EXIT
-. "$(dirname "$0")/server_test_lib.sh"
-command -v openssl >/dev/null || fail "openssl is not installed (scripts/setup.sh installs it)"
-make_cert "$tmp" good
-make_cert "$tmp" other
+. "$(dirname "$0")/../scripts/lib/reco_servers.sh"
+reco_test_dir tmp
+make_cert "$tmp" good other
 
 expect_bad_flag() {  # TEXT FLAGS...: exit 2 and TEXT on stderr
   local text=$1
@@ -35,7 +32,8 @@ rc=$?
 [ "$rc" = 2 ] && grep -q -- "--tls_ca $tmp/missing.pem: cannot read" "$tmp/p.out" || fail "probe --tls_ca missing: $rc $(cat "$tmp/p.out")"
 echo "ok: bad TLS flags"
 
-start_server "$server" "$tmp/s" --tls_cert "$tmp/good.crt" --tls_key "$tmp/good.key"
+start_reco_server --stderr "$tmp/s.err" "$tmp/s.out" "$server" --tls_cert "$tmp/good.crt" --tls_key "$tmp/good.key" ||
+  fail "reco_server did not start"
 grep -q "mode=arena_pool tls=on$" "$tmp/s.out" || fail "listening line lacks tls=on: $(cat "$tmp/s.out")"
 "$probe" --target "127.0.0.1:$SERVER_PORT" --tls_ca "$tmp/good.crt" >"$tmp/p.out" 2>&1 \
   || fail "probe --tls_ca of a TLS server: $(cat "$tmp/p.out")"
@@ -45,7 +43,7 @@ grep -q "is SERVING" "$tmp/p.out" || fail "probe output: $(cat "$tmp/p.out")"
   && fail "probe trusting another CA exited 0"
 grep -q "(TLS) failed" "$tmp/p.out" || fail "wrong-CA probe message lacks TLS: $(cat "$tmp/p.out")"
 echo "ok: probe over TLS; without --tls_ca or with another CA it fails"
-stop_server
+stop_reco_server
 [ "$SERVER_RC" = 0 ] || fail "reco_server exited $SERVER_RC on SIGTERM"
 grep -q "PRIVATE KEY" "$tmp/s.out" "$tmp/s.err" && fail "the server log holds key material"
 grep -qF "$(sed -n 2p "$tmp/good.key")" "$tmp/s.out" "$tmp/s.err" && fail "the server log holds a line of the key"

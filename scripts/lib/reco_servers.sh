@@ -1,35 +1,143 @@
-# Source this file. Starts reco_server processes on free 127.0.0.1 ports and stops
-# them all; used by scripts/run.sh and bench/matrix.sh.
-#   start_reco_server BINARY LOG PRELOAD [FLAGS...]
-#       starts BINARY --listen 127.0.0.1:0 FLAGS (LD_PRELOAD=PRELOAD when not empty),
-#       waits for its "listening on" line, sets SERVER_PORT and adds the pid to
-#       RECO_SERVER_PIDS; on failure prints the log and returns 1.
+# Source this file (by a path computed from the sourcing script's own location). The
+# one place that starts reco_server on a free 127.0.0.1 port, reads its port from the
+# line it prints, and stops it; used by scripts/, bench/, server/ and client/ scripts.
+# Safe under `set -euo pipefail`.
+#
+#   start_reco_server [--preload LIB] [--stderr ERRFILE] LOG BINARY [FLAGS...]
+#       starts BINARY --listen 127.0.0.1:0 FLAGS with stdout (and stderr, unless
+#       --stderr gives it a file of its own) in LOG; with --preload, LD_PRELOAD=LIB
+#       (an empty LIB clears an inherited one). Waits up to 10 s for the listening
+#       line, then sets SERVER_PORT and SERVER_PID and adds the pid to
+#       RECO_SERVER_PIDS. On failure prints the server's output to stderr, stops
+#       it, and returns 1.
 #       Call it directly, not in $(...): a subshell would lose the pid.
-#   stop_reco_servers   SIGTERM to every server started, then waits for them.
+#   reco_server_port LOG   prints the port of the listening line in LOG
+#       ("reco_server: listening on 127.0.0.1:PORT mode=MODE[ tls=on]"); returns 1
+#       when LOG has none (yet).
+#   stop_reco_server [PID] SIGTERM to PID (default SERVER_PID), waits up to 15 s,
+#       sets SERVER_RC to its exit status; one that ignores SIGTERM is killed and
+#       the script fails.
+#   stop_reco_servers      SIGTERM to every server started and not yet stopped,
+#       waits up to 15 s for them all; kills any left and returns 1.
+#   make_cert DIR NAME...  for each NAME a self-signed certificate for localhost and
+#       127.0.0.1, made now with openssl (keys are never committed), as DIR/NAME.crt
+#       and DIR/NAME.key; fails when openssl is missing.
+#   reco_test_dir VAR      for tests: makes a temporary directory, sets VAR to it, and
+#       sets an EXIT trap that kills (SIGKILL) every server started and not stopped,
+#       then removes the directory. Call it directly, not in $(...).
+#   fail MESSAGE           prints "FAIL: MESSAGE" to stderr and exits 1.
 RECO_SERVER_PIDS=()
 
+fail() { echo "FAIL: $*" >&2; exit 1; }
+
+reco_server_port() {
+  local port
+  port=$(sed -n 's/^reco_server: listening on 127\.0\.0\.1:\([0-9][0-9]*\) mode=.*$/\1/p' "$1" 2>/dev/null) || return 1
+  [ -n "$port" ] || return 1
+  echo "$port"
+}
+
 start_reco_server() {
-  local bin=$1 log=$2 preload=$3 pid
-  shift 3
-  rm -f "$log"
-  LD_PRELOAD=$preload "$bin" --listen 127.0.0.1:0 "$@" >"$log" 2>&1 &
+  local preload=() err="" log bin pid why
+  while [ $# -gt 0 ]; do
+    case $1 in
+      --preload) preload=(env "LD_PRELOAD=$2"); shift 2 ;;
+      --stderr) err=$2; shift 2 ;;
+      *) break ;;
+    esac
+  done
+  log=$1 bin=$2
+  shift 2
+  # Remove the old logs first: the shell may not have truncated them yet when the
+  # loop below reads them, and a stale line would give a dead server's port.
+  rm -f "$log" ${err:+"$err"}
+  if [ -n "$err" ]; then
+    "${preload[@]}" "$bin" --listen 127.0.0.1:0 "$@" >"$log" 2>"$err" &
+  else
+    "${preload[@]}" "$bin" --listen 127.0.0.1:0 "$@" >"$log" 2>&1 &
+  fi
   pid=$!
+  SERVER_PID=$pid
   RECO_SERVER_PIDS+=("$pid")
   SERVER_PORT=""
+  why="printed no listening line within 10 s"
   for _ in $(seq 100); do
-    SERVER_PORT=$(sed -n 's/^reco_server: listening on 127\.0\.0\.1:\([0-9]*\) .*/\1/p' "$log")
-    [ -n "$SERVER_PORT" ] && return 0
-    kill -0 "$pid" 2>/dev/null || break
+    if SERVER_PORT=$(reco_server_port "$log"); then return 0; fi
+    if ! kill -0 "$pid" 2>/dev/null; then
+      why="exited early"
+      break
+    fi
     sleep 0.1
   done
-  echo "reco_server $* did not start:" >&2
-  cat "$log" >&2
+  echo "reco_server $*: $why; its output:" >&2
+  cat "$log" ${err:+"$err"} >&2
+  _reco_servers_end "$pid" || true
   return 1
 }
 
+# _reco_servers_end PIDS...: SIGTERM, up to 15 s for all to exit, SIGKILL for the rest;
+# reaps them (SERVER_RC: the last one's status) and drops them from RECO_SERVER_PIDS.
+# Returns 1 when one had to be killed.
+_reco_servers_end() {
+  local pid alive killed=0 keep=() p
+  [ $# -gt 0 ] || return 0
+  kill -TERM "$@" 2>/dev/null || true
+  for _ in $(seq 150); do
+    alive=0
+    for pid in "$@"; do
+      if kill -0 "$pid" 2>/dev/null; then alive=1; fi
+    done
+    if [ "$alive" = 0 ]; then break; fi
+    sleep 0.1
+  done
+  for pid in "$@"; do
+    if kill -0 "$pid" 2>/dev/null; then
+      kill -KILL "$pid" 2>/dev/null || true
+      killed=1
+    fi
+    SERVER_RC=0
+    wait "$pid" 2>/dev/null || SERVER_RC=$?
+  done
+  for p in "${RECO_SERVER_PIDS[@]}"; do
+    for pid in "$@"; do
+      if [ "$p" = "$pid" ]; then continue 2; fi
+    done
+    keep+=("$p")
+  done
+  RECO_SERVER_PIDS=("${keep[@]}")
+  return "$killed"
+}
+
+stop_reco_server() {
+  _reco_servers_end "${1:-$SERVER_PID}" || fail "reco_server ignored SIGTERM for 15 s"
+}
+
 stop_reco_servers() {
-  local pid
-  for pid in "${RECO_SERVER_PIDS[@]}"; do kill -TERM "$pid" 2>/dev/null || true; done
-  for pid in "${RECO_SERVER_PIDS[@]}"; do wait "$pid" 2>/dev/null || true; done
-  RECO_SERVER_PIDS=()
+  _reco_servers_end "${RECO_SERVER_PIDS[@]}" && return 0
+  echo "reco_server ignored SIGTERM for 15 s: killed" >&2
+  return 1
+}
+
+make_cert() {
+  local dir=$1 name
+  shift
+  command -v openssl >/dev/null || fail "openssl is not installed (scripts/setup.sh installs it)"
+  for name in "$@"; do
+    # One day is enough.
+    openssl req -x509 -newkey rsa:2048 -nodes -days 1 -subj /CN=localhost \
+      -addext subjectAltName=DNS:localhost,IP:127.0.0.1 -keyout "$dir/$name.key" -out "$dir/$name.crt" \
+      >"$dir/$name.openssl.log" 2>&1 || fail "openssl req: $(cat "$dir/$name.openssl.log")"
+  done
+}
+
+reco_test_dir() {
+  local dir
+  dir=$(mktemp -d) || fail "mktemp -d failed"
+  printf -v "$1" %s "$dir"
+  trap "_reco_test_dir_end $(printf %q "$dir")" EXIT
+}
+
+_reco_test_dir_end() {
+  if [ ${#RECO_SERVER_PIDS[@]} -gt 0 ]; then kill -KILL "${RECO_SERVER_PIDS[@]}" 2>/dev/null || true; fi
+  rm -rf "$1"
 }
