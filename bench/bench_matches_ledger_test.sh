@@ -4,8 +4,8 @@
 # map one to one (both warm up with 3 responses, then count on their own thread):
 #   BM_Build     = ledger build      (Acquire + BuildResponse)
 #   BM_Serialize = ledger serialize  (ByteSizeLong + SerializeWithCachedSizesToArray)
-#   BM_Destroy   = ledger destroy    (Release)
-#   BM_Cycle     = build + serialize + destroy
+#   BM_Release   = ledger release    (Release)
+#   BM_Cycle     = build + serialize + release
 # allocs, frees and bytes must match exactly, for every mode, items 10 and 200, both
 # profiles.
 set -u
@@ -16,11 +16,11 @@ trap 'rm -rf "$out"' EXIT
 
 for profile in realistic compact; do
   for items in 10 200; do
-    "$ledger" --items "$items" --profile "$profile" --json >"$out/ledger-$profile-$items.json" \
+    "$ledger" --items "$items" --profile "$profile" --format json >"$out/ledger-$profile-$items.json" \
       || { echo "FAIL: alloc_ledger --items $items --profile $profile exited non-zero"; exit 1; }
   done
 done
-"$bench" --benchmark_filter='^BM_(Build|Serialize|Destroy|Cycle)/mode:[a-z_]+/items:(10|200)/' \
+"$bench" --benchmark_filter='^BM_(Build|Serialize|Release|Cycle)/mode:[a-z_]+/items:(10|200)/' \
   --benchmark_min_time=0.005 --benchmark_out="$out/bench.json" --benchmark_out_format=json \
   >"$out/stdout" 2>&1 || { echo "FAIL: reco_bench exited non-zero"; cat "$out/stdout"; exit 1; }
 
@@ -33,11 +33,11 @@ for profile in ("realistic", "compact"):
     for items in (10, 200):
         ledger = json.load(open("%s/ledger-%s-%d.json" % (out, profile, items)))
         for mode, phases in ledger["modes"].items():
-            total = {k: sum(phases[p][k] for p in ("build", "serialize", "destroy"))
+            total = {k: sum(phases[p][k] for p in ("build", "serialize", "release"))
                      for k in ("allocs", "frees", "bytes")}
             pairs = [("BM_Build", "/manual_time", phases["build"]),
                      ("BM_Serialize", "", phases["serialize"]),
-                     ("BM_Destroy", "/manual_time", phases["destroy"]),
+                     ("BM_Release", "/manual_time", phases["release"]),
                      ("BM_Cycle", "", total)]
             for fam, suffix, want in pairs:
                 name = "%s/mode:%s/items:%d/profile:%s%s" % (fam, mode, items, profile, suffix)

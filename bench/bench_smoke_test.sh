@@ -14,7 +14,7 @@ if [ $rc -eq 0 ] || ! grep -q -- "--benchmark_filtr" <<<"$err"; then
   echo "FAIL: a misspelt flag exited $rc with: $err"; fails=$((fails + 1))
 fi
 
-filter='^BM_(Cycle|Build|Serialize|Destroy|Parse|ParseCycle)/mode:[a-z_]+/items:10/profile:compact'
+filter='^BM_(Cycle|Build|Serialize|Release|Parse|ParseCycle)/mode:[a-z_]+/items:10/profile:compact'
 filter+='|^BM_CycleThreaded/mode:arena_pool/items:200/profile:compact'
 filter+='|^BM_ArenaSharing/arena:(per_thread|shared)/items:200/profile:compact'
 filter+='|^BM_ArenaBlocks/start_block:256B/max_block:8KiB/items:200/profile:compact'
@@ -34,7 +34,7 @@ assert doc["context"].get("malloc"), "no malloc in the JSON context"
 def family(prefix):
     return [r for r in runs if r["name"].startswith(prefix + "/")]
 
-for fam in ("BM_Cycle", "BM_Build", "BM_Serialize", "BM_Destroy", "BM_Parse", "BM_ParseCycle"):
+for fam in ("BM_Cycle", "BM_Build", "BM_Serialize", "BM_Release", "BM_Parse", "BM_ParseCycle"):
     got = sorted(r["name"].split("/")[1] for r in family(fam))
     assert got == ["mode:arena", "mode:arena_pool", "mode:heap", "mode:reuse"], (fam, got)
 assert len(family("BM_CycleThreaded")) == cores, names
@@ -52,7 +52,7 @@ for r in runs:
             assert key in r, (r["name"], key)
         assert r["space_used"] <= r["space_allocated"], r
     # Manual timing exactly where a phase needs per-iteration setup.
-    manual = r["name"].split("/")[0] in ("BM_Build", "BM_Destroy", "BM_Parse")
+    manual = r["name"].split("/")[0] in ("BM_Build", "BM_Release", "BM_Parse")
     assert r["name"].endswith("/manual_time") == manual, r["name"]
 
 # Exact by design (compact text fits the small-string buffer): a reused 512 KiB block

@@ -10,7 +10,7 @@
 
 namespace reco::bench {
 
-// BM_Build, BM_Serialize, BM_Destroy, BM_Cycle, BM_Parse, BM_ParseCycle over every
+// BM_Build, BM_Serialize, BM_Release, BM_Cycle, BM_Parse, BM_ParseCycle over every
 // mode, item count (10, 50, 200, 1000) and text profile (phase_benchmarks.cc).
 void RegisterPhaseBenchmarks();
 

@@ -3,7 +3,7 @@
 // a client runs (Acquire, ParseFromArray, Release).
 //
 // Timing: a benchmark whose phase needs per-iteration setup (a built message to
-// destroy, a release after a build) times the phase alone with a steady clock and
+// release, a release after a build) times the phase alone with a steady clock and
 // reports it with SetIterationTime (UseManualTime; the name ends in /manual_time and
 // its cpu_time covers the whole loop, setup included: ignore it). PauseTiming would
 // add two clock reads of the thread CPU time per iteration, a visible share of a
@@ -11,8 +11,8 @@
 //
 // Allocation counters cover exactly the timed code, on the benchmark thread, after
 // the same warm-up as the allocation ledger (3 responses), so they equal the ledger's
-// steady-state figures: BM_Build = build, BM_Serialize = serialize, BM_Destroy =
-// destroy, BM_Cycle = the three summed (tested by bench_matches_ledger).
+// steady-state figures: BM_Build = build, BM_Serialize = serialize, BM_Release =
+// release, BM_Cycle = the three summed (tested by bench_matches_ledger).
 #include <chrono>
 #include <memory>
 #include <string>
@@ -30,7 +30,7 @@ namespace {
 
 using Clock = std::chrono::steady_clock;
 
-// The allocation ledger's warm-up (LedgerOptions::warmup): pools fill, buffers grow.
+// The allocation ledger's warm-up (LedgerOptions::warmup_responses): pools fill, buffers grow.
 constexpr int kWarmupResponses = 3;
 
 double SecondsBetween(Clock::time_point a, Clock::time_point b) {
@@ -109,7 +109,7 @@ void Serialize(benchmark::State& state, const BenchCase& c) {
 // Release() of a built response: delete, Clear() or Reset(). Manual time. (Unlike
 // the ledger it skips serializing before the release: that only caches sizes, frees
 // nothing, and would double the untimed work per iteration.)
-void Destroy(benchmark::State& state, const BenchCase& c) {
+void Release(benchmark::State& state, const BenchCase& c) {
   std::unique_ptr<MessageStore> store = MakeMessageStore(c.mode, {});
   const v1::RecommendRequest request = c.Request();
   std::string buffer;
@@ -214,7 +214,7 @@ void RegisterPhaseBenchmarks() {
   };
   const Family kFamilies[] = {
       {"BM_Cycle", Cycle, false},     {"BM_Build", Build, true},           {"BM_Serialize", Serialize, false},
-      {"BM_Destroy", Destroy, true},  {"BM_Parse", Parse, true},           {"BM_ParseCycle", ParseCycle, false},
+      {"BM_Release", Release, true},  {"BM_Parse", Parse, true},           {"BM_ParseCycle", ParseCycle, false},
   };
   for (const Family& family : kFamilies) {
     for (uint32_t items : GridItemCounts()) {

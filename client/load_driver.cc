@@ -57,20 +57,20 @@ void LoadDriver::Start(const WindowPlan& plan) {
   progress_.store(0);
   // A thread without a slot would have nothing to do.
   const int threads = std::min(options_.threads, options_.concurrency);
-  per_thread_.assign(threads, WindowStats());
+  per_thread_.assign(threads, ClientFigures());
   for (int i = 0; i < threads; ++i) threads_.emplace_back(&LoadDriver::RunThread, this, i, &per_thread_[i]);
 }
 
-WindowStats LoadDriver::Join() {
+ClientFigures LoadDriver::Join() {
   for (std::thread& t : threads_) t.join();
   threads_.clear();
-  WindowStats total;
-  for (const WindowStats& s : per_thread_) total.Merge(s);
+  ClientFigures total;
+  for (const ClientFigures& s : per_thread_) total.Merge(s);
   total.seconds = (plan_.measure_end_ns - plan_.measure_start_ns) / 1e9;
   return total;
 }
 
-void LoadDriver::RunThread(int index, WindowStats* stats) {
+void LoadDriver::RunThread(int index, ClientFigures* stats) {
   const int threads = static_cast<int>(per_thread_.size());
   const bool open_loop = options_.open_loop();
   const int64_t measure_start = plan_.measure_start_ns;
@@ -110,7 +110,7 @@ void LoadDriver::RunThread(int index, WindowStats* stats) {
       ++stats->completed;
       if (!call->status.ok()) {
         int code = static_cast<int>(call->status.error_code());
-        ++stats->errors_by_code[std::clamp(code, 1, WindowStats::kStatusCodes - 1)];
+        ++stats->errors_by_code[std::clamp(code, 1, ClientFigures::kStatusCodes - 1)];
       } else if (RequestSet::CountItems(&call->response) != expected_items) {
         ++stats->wrong_item_count;
       } else {

@@ -18,7 +18,7 @@
 //   reco::LoadDriver driver(&link, &requests, options);
 //   driver.Start(reco::WindowPlan::StartingNow(options.warmup, options.duration));
 //   ... take server snapshots at the window's edges ...
-//   reco::WindowStats stats = driver.Join();
+//   reco::ClientFigures stats = driver.Join();
 //
 // Thread-safety: Start and Join from one thread; progress() from any. The link and
 // request set must outlive the driver.
@@ -31,10 +31,10 @@
 #include <vector>
 
 #include "absl/time/time.h"
+#include "client/client_figures.h"
 #include "client/load_options.h"
 #include "client/request_set.h"
 #include "client/target_link.h"
-#include "client/window_stats.h"
 
 namespace reco {
 
@@ -56,19 +56,19 @@ class LoadDriver {
 
   void Start(const WindowPlan& plan);
   // Waits for the window and the drain; returns the threads' merged stats.
-  WindowStats Join();
+  ClientFigures Join();
   // OK responses so far in the measured window (for a progress line).
   uint64_t progress() const { return progress_.load(std::memory_order_relaxed); }
 
  private:
-  void RunThread(int index, WindowStats* stats);
+  void RunThread(int index, ClientFigures* stats);
 
   TargetLink* link_;
   const RequestSet* requests_;
   LoadOptions options_;
   WindowPlan plan_;
   std::vector<std::thread> threads_;
-  std::vector<WindowStats> per_thread_;
+  std::vector<ClientFigures> per_thread_;
   std::atomic<uint64_t> progress_{0};
 };
 

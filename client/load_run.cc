@@ -38,10 +38,10 @@ void WaitUntil(int64_t until_ns, const std::function<void()>& tick) {
 
 void AddWarnings(const RunReport& report, const TargetResult& t, std::vector<std::string>* warnings) {
   const LoadOptions& o = report.options;
-  const WindowStats& c = t.client;
+  const ClientFigures& c = t.client;
   if (c.errors() > 0) {
     std::vector<std::string> parts;
-    for (int code = 1; code < WindowStats::kStatusCodes; ++code) {
+    for (int code = 1; code < ClientFigures::kStatusCodes; ++code) {
       if (c.errors_by_code[code]) parts.push_back(absl::StrCat(StatusCodeName(code), " ", c.errors_by_code[code]));
     }
     if (c.wrong_item_count) parts.push_back(absl::StrCat("wrong item count ", c.wrong_item_count));
@@ -160,11 +160,11 @@ absl::StatusOr<RunReport> RunLoad(const LoadOptions& options, const std::string&
       r.client = driver.Join();
       r.client.client_cpu_seconds = cpu_end - cpu_start;
       if (!has_stats[ti]) {
-        r.server = UnavailableServerWindow(stats_note[ti]);
+        r.server = UnavailableServerFigures(stats_note[ti]);
       } else if (!before.ok() || !after.ok()) {
-        r.server = UnavailableServerWindow(std::string((before.ok() ? after : before).status().message()));
+        r.server = UnavailableServerFigures(std::string((before.ok() ? after : before).status().message()));
       } else {
-        r.server = ServerWindowBetween(*before, *after);
+        r.server = ServerFiguresBetween(*before, *after);
       }
       TargetResult& t = report.targets[ti];
       t.client.Merge(r.client);

@@ -13,22 +13,22 @@ constexpr double kMs = 1e6;  // ns per ms
 constexpr double kUs = 1e3;  // ns per us
 constexpr double kMiB = 1024.0 * 1024.0;
 
-Figure Client(std::string key, std::string label, int decimals, std::function<Value(const WindowStats&)> f) {
+Figure Client(std::string key, std::string label, int decimals, std::function<Value(const ClientFigures&)> f) {
   return {std::move(key), std::move(label), "client", decimals,
-          [f](const WindowStats& c, const ServerWindow&) { return f(c); }};
+          [f](const ClientFigures& c, const ServerFigures&) { return f(c); }};
 }
 
-Figure Server(std::string key, std::string label, int decimals, std::function<Value(const ServerWindow&)> f) {
-  return {std::move(key), std::move(label), "server", decimals, [f](const WindowStats&, const ServerWindow& s) {
+Figure Server(std::string key, std::string label, int decimals, std::function<Value(const ServerFigures&)> f) {
+  return {std::move(key), std::move(label), "server", decimals, [f](const ClientFigures&, const ServerFigures& s) {
             return s.available && s.rpcs > 0 ? f(s) : Value();
           }};
 }
 
 // A phase figure: n/a when the server took no sample of that phase in the window
 // (a server may leave a phase unmeasured, e.g. heap-mode release inside gRPC).
-Figure Phase(std::string key, std::string label, int decimals, const ServerPhase ServerWindow::*phase,
-             std::function<double(const ServerWindow&, const ServerPhase&)> f) {
-  return Server(std::move(key), std::move(label), decimals, [phase, f](const ServerWindow& s) {
+Figure Phase(std::string key, std::string label, int decimals, const ServerPhase ServerFigures::*phase,
+             std::function<double(const ServerFigures&, const ServerPhase&)> f) {
+  return Server(std::move(key), std::move(label), decimals, [phase, f](const ServerFigures& s) {
     const ServerPhase& p = s.*phase;
     return p.latency.count() > 0 ? Value(f(s, p)) : Value();
   });
@@ -40,66 +40,67 @@ std::vector<Figure> ReportFigures(const LoadOptions& options) {
   const bool open = options.open_loop();
   const std::string from = open ? " from schedule" : "";
   std::vector<Figure> f;
-  f.push_back(Client("qps", "QPS (OK responses/s)", 0, [](const WindowStats& c) { return c.qps(); }));
+  f.push_back(Client("qps", "QPS (OK responses/s)", 0, [](const ClientFigures& c) { return c.qps(); }));
   if (open) {
     f.push_back(Client("sent_per_second", "sent/s (asked " + absl::StrFormat("%g", options.rate) + ")", 0,
-                       [](const WindowStats& c) { return c.sent_per_second(); }));
+                       [](const ClientFigures& c) { return c.sent_per_second(); }));
   }
   for (double p : kReportPercentiles) {
     std::string label = PercentileLabel(p);
     f.push_back(Client(absl::StrCat("latency_", label, "_ms"), absl::StrCat(label, " latency", from, " (ms)"), 3,
-                       [p](const WindowStats& c) { return c.latency.Percentile(p) / kMs; }));
+                       [p](const ClientFigures& c) { return c.latency.Percentile(p) / kMs; }));
   }
   f.push_back(Client("latency_max_ms", "max latency" + from + " (ms)", 3,
-                     [](const WindowStats& c) { return c.latency.max() / kMs; }));
+                     [](const ClientFigures& c) { return c.latency.max() / kMs; }));
   f.push_back(Client("latency_mean_ms", "mean latency" + from + " (ms)", 3,
-                     [](const WindowStats& c) { return c.latency.mean() / kMs; }));
+                     [](const ClientFigures& c) { return c.latency.mean() / kMs; }));
   if (open) {
     f.push_back(Client("latency_uncorrected_p50_ms", "p50 latency from send (ms)", 3,
-                       [](const WindowStats& c) { return c.latency_uncorrected.Percentile(50) / kMs; }));
+                       [](const ClientFigures& c) { return c.latency_uncorrected.Percentile(50) / kMs; }));
     f.push_back(Client("latency_uncorrected_p99_ms", "p99 latency from send (ms)", 3,
-                       [](const WindowStats& c) { return c.latency_uncorrected.Percentile(99) / kMs; }));
+                       [](const ClientFigures& c) { return c.latency_uncorrected.Percentile(99) / kMs; }));
     f.push_back(Client("schedule_lag_p99_ms", "schedule lag p99 (ms)", 3,
-                       [](const WindowStats& c) { return c.schedule_lag.Percentile(99) / kMs; }));
+                       [](const ClientFigures& c) { return c.schedule_lag.Percentile(99) / kMs; }));
     f.push_back(Client("schedule_lag_max_ms", "schedule lag max (ms)", 3,
-                       [](const WindowStats& c) { return c.schedule_lag.max() / kMs; }));
-    f.push_back(Client("unsent", "scheduled, never sent", 0, [](const WindowStats& c) { return c.unsent; }));
+                       [](const ClientFigures& c) { return c.schedule_lag.max() / kMs; }));
+    f.push_back(Client("unsent", "scheduled, never sent", 0, [](const ClientFigures& c) { return c.unsent; }));
   }
   f.push_back(Client("client_cpu_us_per_response", "client CPU/response (us)", 1,
-                     [](const WindowStats& c) { return c.client_cpu_micros_per_response(); }));
-  f.push_back(Client("errors", "errors", 0, [](const WindowStats& c) { return c.errors(); }));
+                     [](const ClientFigures& c) { return c.client_cpu_micros_per_response(); }));
+  f.push_back(Client("errors", "errors", 0, [](const ClientFigures& c) { return c.errors(); }));
   f.push_back(Client("received_mib_per_second", "received (MiB/s)", 1,
-                     [](const WindowStats& c) { return c.seconds > 0 ? c.response_bytes / kMiB / c.seconds : 0.0; }));
+                     [](const ClientFigures& c) { return c.seconds > 0 ? c.response_bytes / kMiB / c.seconds : 0.0; }));
 
-  f.push_back(Server("server_rpcs", "server RPCs", 0, [](const ServerWindow& s) { return s.rpcs; }));
-  auto allocs = [](const ServerWindow& s, const ServerPhase& p) { return s.PerRpc(p.allocations.allocs); };
-  auto frees = [](const ServerWindow& s, const ServerPhase& p) { return s.PerRpc(p.allocations.frees); };
-  auto p99 = [](const ServerWindow&, const ServerPhase& p) { return p.latency.Percentile(99) / kUs; };
-  f.push_back(Phase("server_build_allocs_per_rpc", "build allocs/RPC", 1, &ServerWindow::build, allocs));
-  f.push_back(Phase("server_serialize_allocs_per_rpc", "serialize allocs/RPC", 1, &ServerWindow::serialize, allocs));
-  f.push_back(Phase("server_release_allocs_per_rpc", "release allocs/RPC", 1, &ServerWindow::release, allocs));
-  f.push_back(Phase("server_release_frees_per_rpc", "release frees/RPC", 1, &ServerWindow::release, frees));
+  f.push_back(Server("server_rpcs", "server RPCs", 0, [](const ServerFigures& s) { return s.rpcs; }));
+  auto allocs = [](const ServerFigures& s, const ServerPhase& p) { return s.PerRpc(p.allocations.allocs); };
+  auto frees = [](const ServerFigures& s, const ServerPhase& p) { return s.PerRpc(p.allocations.frees); };
+  auto p99 = [](const ServerFigures&, const ServerPhase& p) { return p.latency.Percentile(99) / kUs; };
+  f.push_back(Phase("server_build_allocs_per_rpc", "build allocs/RPC", 1, &ServerFigures::build, allocs));
+  f.push_back(Phase("server_serialize_allocs_per_rpc", "serialize allocs/RPC", 1, &ServerFigures::serialize, allocs));
+  f.push_back(Phase("server_release_allocs_per_rpc", "release allocs/RPC", 1, &ServerFigures::release, allocs));
+  f.push_back(Phase("server_release_frees_per_rpc", "release frees/RPC", 1, &ServerFigures::release, frees));
   f.push_back(Server("server_process_allocs_per_rpc", "process allocs/RPC", 1,
-                     [](const ServerWindow& s) { return s.PerRpc(s.process.allocs); }));
-  f.push_back(Phase("server_build_kib_per_rpc", "build KiB allocated/RPC", 1, &ServerWindow::build,
-                    [](const ServerWindow& s, const ServerPhase& p) { return s.PerRpc(p.allocations.bytes) / 1024; }));
+                     [](const ServerFigures& s) { return s.PerRpc(s.process.allocs); }));
+  f.push_back(Phase("server_build_kib_per_rpc", "build KiB allocated/RPC", 1, &ServerFigures::build,
+                    [](const ServerFigures& s, const ServerPhase& p) { return s.PerRpc(p.allocations.bytes) / 1024; }));
   f.push_back(Server("server_process_kib_per_rpc", "process KiB allocated/RPC", 1,
-                     [](const ServerWindow& s) { return s.PerRpc(s.process.bytes) / 1024; }));
-  f.push_back(Phase("server_build_p99_us", "build p99 (us)", 1, &ServerWindow::build, p99));
-  f.push_back(Phase("server_serialize_p99_us", "serialize p99 (us)", 1, &ServerWindow::serialize, p99));
-  f.push_back(Phase("server_release_p99_us", "release p99 (us)", 1, &ServerWindow::release, p99));
+                     [](const ServerFigures& s) { return s.PerRpc(s.process.bytes) / 1024; }));
+  f.push_back(Phase("server_build_p99_us", "build p99 (us)", 1, &ServerFigures::build, p99));
+  f.push_back(Phase("server_serialize_p99_us", "serialize p99 (us)", 1, &ServerFigures::serialize, p99));
+  f.push_back(Phase("server_release_p99_us", "release p99 (us)", 1, &ServerFigures::release, p99));
   f.push_back(Server("server_cpu_us_per_rpc", "server CPU/RPC (us)", 1,
-                     [](const ServerWindow& s) { return s.CpuMicrosPerRpc(); }));
-  f.push_back(Server("server_rss_mib", "server RSS (MiB)", 1, [](const ServerWindow& s) { return s.rss_bytes / kMiB; }));
+                     [](const ServerFigures& s) { return s.CpuMicrosPerRpc(); }));
+  f.push_back(Server("server_rss_mib", "server RSS (MiB)", 1,
+                     [](const ServerFigures& s) { return s.rss_bytes / kMiB; }));
   f.push_back(Server("server_peak_rss_mib", "server peak RSS (MiB)", 1,
-                     [](const ServerWindow& s) { return s.peak_rss_bytes / kMiB; }));
-  f.push_back(Server("server_heap_free_mib", "malloc free bytes (MiB)", 2, [](const ServerWindow& s) {
+                     [](const ServerFigures& s) { return s.peak_rss_bytes / kMiB; }));
+  f.push_back(Server("server_heap_free_mib", "malloc free bytes (MiB)", 2, [](const ServerFigures& s) {
     return s.malloc_heap_available ? Value(s.heap_free_bytes / kMiB) : Value();
   }));
-  f.push_back(Server("server_arena_kib_per_response", "arena space/response (KiB)", 1, [](const ServerWindow& s) {
+  f.push_back(Server("server_arena_kib_per_response", "arena space/response (KiB)", 1, [](const ServerFigures& s) {
     return s.arena_space_allocated ? Value(s.PerRelease(s.arena_space_allocated) / 1024) : Value();
   }));
-  f.push_back(Server("server_arena_overflows", "arena overflows", 0, [](const ServerWindow& s) {
+  f.push_back(Server("server_arena_overflows", "arena overflows", 0, [](const ServerFigures& s) {
     return s.arena_space_allocated ? Value(s.arena_overflows) : Value();
   }));
   return f;

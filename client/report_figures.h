@@ -17,9 +17,9 @@
 #include <string>
 #include <vector>
 
+#include "client/client_figures.h"
 #include "client/load_options.h"
-#include "client/server_window.h"
-#include "client/window_stats.h"
+#include "client/server_figures.h"
 
 namespace reco {
 
@@ -29,7 +29,7 @@ struct Figure {
   std::string section;  // "client" or "server"
   int decimals = 0;
   // nullopt when the figure does not apply (server side unavailable, closed loop ...).
-  std::function<std::optional<double>(const WindowStats&, const ServerWindow&)> value;
+  std::function<std::optional<double>(const ClientFigures&, const ServerFigures&)> value;
 };
 
 // The figures for a run with these options (open-loop figures only for open loops).

@@ -25,9 +25,9 @@ json HistogramJson(const LatencyHistogram& h) {
 
 json CountsJson(const AllocationCounts& c) { return {{"allocs", c.allocs}, {"frees", c.frees}, {"bytes", c.bytes}}; }
 
-json ClientJson(const WindowStats& c, bool open_loop) {
+json ClientJson(const ClientFigures& c, bool open_loop) {
   json errors = json::object();
-  for (int code = 1; code < WindowStats::kStatusCodes; ++code) {
+  for (int code = 1; code < ClientFigures::kStatusCodes; ++code) {
     if (c.errors_by_code[code]) errors[StatusCodeName(code)] = c.errors_by_code[code];
   }
   json j = {{"seconds", c.seconds},         {"client_cpu_seconds", c.client_cpu_seconds}, {"sent", c.sent},
@@ -45,7 +45,7 @@ json ClientJson(const WindowStats& c, bool open_loop) {
   return j;
 }
 
-json ServerJson(const ServerWindow& s) {
+json ServerJson(const ServerFigures& s) {
   if (!s.available) return {{"available", false}, {"note", s.note}};
   auto phase = [](const ServerPhase& p) {
     return json{{"latency", HistogramJson(p.latency)}, {"allocations", CountsJson(p.allocations)}};
@@ -80,7 +80,7 @@ json ServerJson(const ServerWindow& s) {
             {"arena_overflows", s.arena_overflows}}}};
 }
 
-json FiguresJson(const std::vector<Figure>& figures, const WindowStats& c, const ServerWindow& s) {
+json FiguresJson(const std::vector<Figure>& figures, const ClientFigures& c, const ServerFigures& s) {
   json j = json::object();
   for (const Figure& f : figures) {
     std::optional<double> v = f.value(c, s);
@@ -160,7 +160,7 @@ std::string RenderCsv(const RunReport& report) {
   std::vector<std::string> header = {"target", "address", "round"};
   for (const Figure& f : figures) header.push_back(f.key);
   std::string out = absl::StrJoin(header, ",") + "\n";
-  auto row = [&](const TargetResult& t, const std::string& round, const WindowStats& c, const ServerWindow& s) {
+  auto row = [&](const TargetResult& t, const std::string& round, const ClientFigures& c, const ServerFigures& s) {
     std::vector<std::string> cells = {t.spec.name, t.spec.address, round};
     for (const Figure& f : figures) {
       std::optional<double> v = f.value(c, s);

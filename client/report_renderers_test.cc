@@ -29,7 +29,7 @@ RunReport SampleReport() {
         rr.server.build.latency.RecordN(20000, 1000);  // release stays unmeasured: n/a
         rr.server.malloc = "glibc";
       } else {
-        rr.server = UnavailableServerWindow("the target has no reco.v1.ServerStats service");
+        rr.server = UnavailableServerFigures("the target has no reco.v1.ServerStats service");
       }
       tr.client.Merge(rr.client);
       tr.server.Merge(rr.server);

@@ -2,7 +2,7 @@
 // (table, JSON, CSV, HTML).
 //
 // Per target: one RoundResult per round (client and server side of that window) and
-// their totals (WindowStats and ServerWindow merged over the rounds). The first
+// their totals (ClientFigures and ServerFigures merged over the rounds). The first
 // target is the baseline of every ratio. RunEnvironment records what the numbers
 // depend on: library versions, CPU model, the malloc in use.
 //
@@ -21,23 +21,23 @@
 #include <utility>
 #include <vector>
 
+#include "client/client_figures.h"
 #include "client/load_options.h"
-#include "client/server_window.h"
-#include "client/window_stats.h"
+#include "client/server_figures.h"
 
 namespace reco {
 
 struct RoundResult {
   int round = 0;  // 1-based
-  WindowStats client;
-  ServerWindow server;
+  ClientFigures client;
+  ServerFigures server;
 };
 
 struct TargetResult {
   TargetSpec spec;
   std::vector<RoundResult> rounds;
-  WindowStats client;   // all rounds merged
-  ServerWindow server;  // all rounds merged
+  ClientFigures client;  // all rounds merged
+  ServerFigures server;  // all rounds merged
 
   // Min and max of the per-round QPS.
   std::pair<double, double> QpsRange() const;

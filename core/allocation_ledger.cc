@@ -3,10 +3,8 @@
 
 #include <cstdio>
 
-#include "absl/strings/str_format.h"
 #include "core/allocation_counter.h"
 #include "core/response_builder.h"
-#include "nlohmann/json.hpp"
 
 namespace reco {
 namespace {
@@ -17,20 +15,10 @@ void Accumulate(const AllocationCounts& c, PhaseCost* cost) {
   cost->bytes += static_cast<double>(c.bytes);
 }
 
-// Whole numbers print as such; a fraction means the cycles differed, which is news.
-std::string Number(double v) {
-  return v == static_cast<double>(static_cast<int64_t>(v)) ? absl::StrFormat("%d", static_cast<int64_t>(v))
-                                                          : absl::StrFormat("%.2f", v);
-}
-
 void Divide(PhaseCost* cost, int n) {
   cost->allocs /= n;
   cost->frees /= n;
   cost->bytes /= n;
-}
-
-nlohmann::json PhaseJson(const PhaseCost& c) {
-  return {{"allocs", c.allocs}, {"frees", c.frees}, {"bytes", c.bytes}};
 }
 
 }  // namespace
@@ -54,8 +42,8 @@ Ledger MeasureLedger(const v1::RecommendRequest& request, const LedgerOptions& o
     std::unique_ptr<MessageStore> store = MakeMessageStore(mode, options.store);
     ModeLedger m;
     m.mode = mode;
-    for (int cycle = 0; cycle < options.warmup + options.cycles; ++cycle) {
-      const bool measured = cycle >= options.warmup;
+    for (int cycle = 0; cycle < options.warmup_responses + options.cycles; ++cycle) {
+      const bool measured = cycle >= options.warmup_responses;
       AllocationCounts t0 = AllocationCounter::ThisThread();
       MessageLease lease = store->Acquire();
       BuildResponse(request, lease.response);
@@ -68,12 +56,12 @@ Ledger MeasureLedger(const v1::RecommendRequest& request, const LedgerOptions& o
       if (measured) {
         Accumulate(t1 - t0, &m.build);
         Accumulate(t2 - t1, &m.serialize);
-        Accumulate(t3 - t2, &m.destroy);
+        Accumulate(t3 - t2, &m.release);
       }
     }
     Divide(&m.build, options.cycles);
     Divide(&m.serialize, options.cycles);
-    Divide(&m.destroy, options.cycles);
+    Divide(&m.release, options.cycles);
     ledger.modes.push_back(m);
   }
   return ledger;
@@ -93,39 +81,6 @@ size_t SerializeToBuffer(const v1::RecommendResponse& response, std::string* buf
   if (buffer->size() < size) buffer->resize(size);
   response.SerializeWithCachedSizesToArray(reinterpret_cast<uint8_t*>(&(*buffer)[0]));
   return size;
-}
-
-std::string LedgerToJson(const Ledger& ledger) {
-  nlohmann::json modes = nlohmann::json::object();
-  for (const ModeLedger& m : ledger.modes) {
-    modes[std::string(MemoryModeName(m.mode))] = {
-        {"build", PhaseJson(m.build)}, {"serialize", PhaseJson(m.serialize)}, {"destroy", PhaseJson(m.destroy)}};
-  }
-  nlohmann::json doc = {{"items", ledger.items},
-                        {"profile", std::string(TextProfileName(ledger.profile))},
-                        {"serialized_bytes", ledger.serialized_bytes},
-                        {"cycles", ledger.cycles},
-                        {"malloc", AllocationCounter::MallocName()},
-                        {"modes", modes}};
-  return doc.dump(2);
-}
-
-std::string LedgerToTable(const Ledger& ledger) {
-  std::string out = absl::StrFormat(
-      "One steady-state response: %u items, %s text, %zu bytes serialized; malloc: %s; "
-      "averaged over %d responses\n\n",
-      ledger.items, TextProfileName(ledger.profile), ledger.serialized_bytes, AllocationCounter::MallocName(),
-      ledger.cycles);
-  absl::StrAppendFormat(&out, "%-11s %-10s %10s %10s %12s\n", "mode", "phase", "allocs", "frees", "bytes");
-  for (const ModeLedger& m : ledger.modes) {
-    const std::pair<const char*, const PhaseCost*> phases[] = {
-        {"build", &m.build}, {"serialize", &m.serialize}, {"destroy", &m.destroy}};
-    for (const auto& [name, cost] : phases) {
-      absl::StrAppendFormat(&out, "%-11s %-10s %10s %10s %12s\n", MemoryModeName(m.mode), name,
-                            Number(cost->allocs), Number(cost->frees), Number(cost->bytes));
-    }
-  }
-  return out;
 }
 
 }  // namespace reco

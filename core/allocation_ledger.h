@@ -2,9 +2,9 @@
 // per memory mode, in three phases:
 //   build      MessageStore::Acquire() + BuildResponse()
 //   serialize  ByteSizeLong() + SerializeToArray() into a buffer reused across responses
-//   destroy    MessageStore::Release(): delete, Clear() or Reset()
+//   release    MessageStore::Release(): delete, Clear() or Reset()
 // Counts come from AllocationCounter on the calling thread: they are exact, not
-// sampled. Each mode runs `warmup` responses first (pools fill, buffers grow), then
+// sampled. Each mode runs `warmup_responses` responses first (pools fill, buffers grow), then
 // the figures are averaged over `cycles` responses; the builder is deterministic, so
 // at steady state every cycle makes the same counts and the averages are whole.
 //
@@ -32,7 +32,7 @@ struct PhaseCost {
 
 struct ModeLedger {
   MemoryMode mode;
-  PhaseCost build, serialize, destroy;
+  PhaseCost build, serialize, release;
 };
 
 struct Ledger {
@@ -48,7 +48,7 @@ struct Ledger {
 
 struct LedgerOptions {
   std::vector<MemoryMode> modes = AllMemoryModes();
-  int warmup = 3;
+  int warmup_responses = 3;
   int cycles = 8;
   MessageStoreOptions store;
 };
@@ -62,14 +62,6 @@ v1::RecommendRequest LedgerRequest(uint32_t items, v1::TextProfile profile);
 // The serialize phase: ByteSizeLong() + SerializeWithCachedSizesToArray() into
 // *buffer, which grows only when too small (no malloc once warm). Returns the size.
 size_t SerializeToBuffer(const v1::RecommendResponse& response, std::string* buffer);
-
-// The JSON document alloc_ledger --json prints:
-// {"items":200,"profile":"compact","serialized_bytes":N,"cycles":8,"malloc":"glibc",
-//  "modes":{"heap":{"build":{"allocs":A,"frees":F,"bytes":B},"serialize":{...},
-//  "destroy":{...}},...}}
-std::string LedgerToJson(const Ledger& ledger);
-// A fixed-width table for terminals.
-std::string LedgerToTable(const Ledger& ledger);
 
 }  // namespace reco
 

@@ -18,17 +18,19 @@ expect_error "--items" --items 10001
 expect_error "items" --items lots
 expect_error "--modes" --modes heap,stack
 expect_error "--cycles" --cycles 0
+expect_error "--warmup_responses" --warmup_responses -1
+expect_error "--format" --format yaml
 expect_error "nope" --nope
 expect_error "unexpected argument" extra
 
-out=$("$ledger" --items 20 --profile compact --json --cycles 2) || { echo "FAIL: valid run exited non-zero"; exit 1; }
+out=$("$ledger" --items 20 --profile compact --format json --cycles 2) || { echo "FAIL: valid run exited non-zero"; exit 1; }
 /usr/bin/python3 - "$out" <<'PY' || fails=$((fails + 1))
 import json, sys
 doc = json.loads(sys.argv[1])
 assert doc["items"] == 20 and doc["profile"] == "compact", doc
 assert set(doc["modes"]) == {"heap", "reuse", "arena", "arena_pool"}, doc["modes"].keys()
 for mode in doc["modes"].values():
-    for phase in ("build", "serialize", "destroy"):
+    for phase in ("build", "serialize", "release"):
         assert set(mode[phase]) >= {"allocs", "frees", "bytes"}, mode
 assert doc["modes"]["arena_pool"]["build"]["allocs"] == 0, doc["modes"]["arena_pool"]
 PY

@@ -6,7 +6,7 @@ set -eu
 ledger=$1
 here=$(cd "$(dirname "$0")/.." && pwd)
 . "$here/scripts/lib/mallocs.sh"
-args=(--items 100 --profile realistic --json --cycles 3)
+args=(--items 100 --profile realistic --format json --cycles 3)
 "$ledger" "${args[@]}" >/tmp/ledger_glibc.$$
 fails=0
 for m in tcmalloc jemalloc mimalloc; do

@@ -11,10 +11,10 @@ if ! command -v valgrind >/dev/null; then echo "valgrind is not installed (scrip
 fails=0
 for mode in heap reuse arena arena_pool; do
   for profile in realistic compact; do
-    args=(--modes "$mode" --profile "$profile" --items 50 --warmup 2 --json)
+    args=(--modes "$mode" --profile "$profile" --items 50 --warmup_responses 2 --format json)
     a=$(valgrind --tool=memcheck --soname-synonyms=somalloc=nouserintercepts "$ledger" "${args[@]}" --cycles 4 2>&1 >/tmp/ledger_a.$$ | sed -n 's/.*total heap usage: \([0-9,]*\) allocs.*/\1/p' | tr -d ,)
     b=$(valgrind --tool=memcheck --soname-synonyms=somalloc=nouserintercepts "$ledger" "${args[@]}" --cycles 9 2>&1 >/tmp/ledger_b.$$ | sed -n 's/.*total heap usage: \([0-9,]*\) allocs.*/\1/p' | tr -d ,)
-    per=$(/usr/bin/python3 -c 'import json,sys; m=json.load(open(sys.argv[1]))["modes"][sys.argv[2]]; print(int(sum(m[p]["allocs"] for p in ("build","serialize","destroy"))))' /tmp/ledger_b.$$ "$mode")
+    per=$(/usr/bin/python3 -c 'import json,sys; m=json.load(open(sys.argv[1]))["modes"][sys.argv[2]]; print(int(sum(m[p]["allocs"] for p in ("build","serialize","release"))))' /tmp/ledger_b.$$ "$mode")
     want=$((5 * per))
     got=$((b - a))
     if [ "$got" = "$want" ]; then

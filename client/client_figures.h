@@ -1,6 +1,6 @@
-// WindowStats: what the client saw of one target during one measured window.
+// ClientFigures: what the client saw of one target during one measured window.
 //
-// Each driver thread keeps its own WindowStats and they are merged when the threads
+// Each driver thread keeps its own ClientFigures and they are merged when the threads
 // have joined (no locks in the hot path), the way wrk and h2load do it. Rounds of the
 // same target merge the same way into the run's totals.
 //
@@ -9,14 +9,14 @@
 // so that a request delayed past the window still carries its delay.
 //
 // Example:
-//   reco::WindowStats a, b;
+//   reco::ClientFigures a, b;
 //   a.latency.Record(1000); a.ok = 1;
 //   b.latency.Record(3000); b.ok = 1;
 //   a.Merge(b);   // a.ok == 2, a.latency.count() == 2
 //
 // Thread-safety: none; one writer at a time.
-#ifndef ARENA_GRPC_CLIENT_WINDOW_STATS_H_
-#define ARENA_GRPC_CLIENT_WINDOW_STATS_H_
+#ifndef ARENA_GRPC_CLIENT_CLIENT_FIGURES_H_
+#define ARENA_GRPC_CLIENT_CLIENT_FIGURES_H_
 
 #include <array>
 #include <cstdint>
@@ -26,7 +26,7 @@
 
 namespace reco {
 
-struct WindowStats {
+struct ClientFigures {
   // The gRPC status codes are 0..16.
   static constexpr int kStatusCodes = 17;
 
@@ -54,7 +54,7 @@ struct WindowStats {
   uint64_t wrong_content = 0;     // sampled and not byte-identical to the builder's
   uint64_t verified = 0;          // responses compared byte for byte
 
-  void Merge(const WindowStats& other);
+  void Merge(const ClientFigures& other);
   uint64_t status_errors() const;
   // Every failed request: status errors plus wrong responses.
   uint64_t errors() const { return status_errors() + wrong_item_count + wrong_content; }
@@ -69,4 +69,4 @@ std::string StatusCodeName(int code);
 
 }  // namespace reco
 
-#endif  // ARENA_GRPC_CLIENT_WINDOW_STATS_H_
+#endif  // ARENA_GRPC_CLIENT_CLIENT_FIGURES_H_

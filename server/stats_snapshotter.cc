@@ -1,5 +1,5 @@
-// See stats_window.h.
-#include "server/stats_window.h"
+// See stats_snapshotter.h.
+#include "server/stats_snapshotter.h"
 
 #include <unistd.h>
 
@@ -24,16 +24,16 @@ void ToProto(const PhaseRecorder::PhaseTotals& totals, v1::PhaseStats* out) {
 
 }  // namespace
 
-StatsWindow::StatsWindow(MemoryMode mode, PhaseRecorder* recorder, const MessageStore* store)
-    : StatsWindow(std::string(MemoryModeName(mode)), recorder, store) {}
+StatsSnapshotter::StatsSnapshotter(MemoryMode mode, PhaseRecorder* recorder, const MessageStore* store)
+    : StatsSnapshotter(std::string(MemoryModeName(mode)), recorder, store) {}
 
-StatsWindow::StatsWindow(std::string mode_name, PhaseRecorder* recorder, const MessageStore* store)
+StatsSnapshotter::StatsSnapshotter(std::string mode_name, PhaseRecorder* recorder, const MessageStore* store)
     : mode_name_(std::move(mode_name)), recorder_(recorder), store_(store), malloc_name_(AllocationCounter::MallocName()) {
   ResetPeakRss();
   baseline_ = TakeBaseline();
 }
 
-StatsWindow::Baseline StatsWindow::TakeBaseline() const {
+StatsSnapshotter::Baseline StatsSnapshotter::TakeBaseline() const {
   Baseline b;
   b.start = std::chrono::steady_clock::now();
   b.process_allocations = AllocationCounter::Process();
@@ -42,7 +42,7 @@ StatsWindow::Baseline StatsWindow::TakeBaseline() const {
   return b;
 }
 
-v1::StatsSnapshot StatsWindow::Snapshot(bool reset) {
+v1::StatsSnapshot StatsSnapshotter::Snapshot(bool reset) {
   std::lock_guard<std::mutex> lock(mu_);
   v1::StatsSnapshot s;
   // Read the totals first and the process figures right after, so both cover

@@ -1,5 +1,5 @@
-// StatsWindow: turns the server's counters into reco.v1.StatsSnapshot -- totals over
-// a window that starts when the server starts and again at every reset.
+// StatsSnapshotter: turns the server's counters into reco.v1.StatsSnapshot -- totals
+// over a window that starts when the server starts and again at every reset.
 //
 // Totals that only grow (process allocations, CPU time, store counters) are kept as
 // baselines taken at the window's start and reported as differences; the phase
@@ -7,14 +7,15 @@
 // leases, in_use) are read as they are now; the peak RSS restarts at a reset.
 //
 // Example:
-//   reco::StatsWindow window(reco::MemoryMode::kArenaPool, &recorder, store.get());
-//   reco::v1::StatsSnapshot s = window.Snapshot(/*reset=*/true);
+//   reco::StatsSnapshotter snapshotter(reco::MemoryMode::kArenaPool, &recorder,
+//                                      store.get());
+//   reco::v1::StatsSnapshot s = snapshotter.Snapshot(/*reset=*/true);
 //   s.rpcs()   // Recommend RPCs answered OK since the window started
 //
 // Thread-safety: Snapshot() may be called from any thread; concurrent snapshots are
-// serialized. recorder and store (null in heap mode) must outlive the window.
-#ifndef ARENA_GRPC_SERVER_STATS_WINDOW_H_
-#define ARENA_GRPC_SERVER_STATS_WINDOW_H_
+// serialized. recorder and store (null in heap mode) must outlive the snapshotter.
+#ifndef ARENA_GRPC_SERVER_STATS_SNAPSHOTTER_H_
+#define ARENA_GRPC_SERVER_STATS_SNAPSHOTTER_H_
 
 #include <chrono>
 #include <mutex>
@@ -28,11 +29,11 @@
 
 namespace reco {
 
-class StatsWindow {
+class StatsSnapshotter {
  public:
-  StatsWindow(MemoryMode mode, PhaseRecorder* recorder, const MessageStore* store);
+  StatsSnapshotter(MemoryMode mode, PhaseRecorder* recorder, const MessageStore* store);
   // A server-level mode that is not a MemoryMode ("ceiling"); store may be null.
-  StatsWindow(std::string mode_name, PhaseRecorder* recorder, const MessageStore* store);
+  StatsSnapshotter(std::string mode_name, PhaseRecorder* recorder, const MessageStore* store);
   v1::StatsSnapshot Snapshot(bool reset);
 
  private:
@@ -54,4 +55,4 @@ class StatsWindow {
 
 }  // namespace reco
 
-#endif  // ARENA_GRPC_SERVER_STATS_WINDOW_H_
+#endif  // ARENA_GRPC_SERVER_STATS_SNAPSHOTTER_H_

@@ -1,4 +1,4 @@
-// ServerWindow: what a server measured about itself during one measured window,
+// ServerFigures: what a server measured about itself during one measured window,
 // from two reco.v1.ServerStats snapshots taken at the window's edges.
 //
 // Totals (RPCs, allocations, CPU time, arena space) are the differences between the
@@ -6,17 +6,18 @@
 // (core/histogram_proto.h), so their percentiles are the window's own. Gauges
 // (resident memory, glibc's free bytes) are the values at the window's end; the peak
 // resident size is the server's own (since it started or last reset its window).
-// Windows of the same target merge: totals add, gauges keep the latest, peaks the max.
+// Figures of the same target merge (over rounds): totals add, gauges keep the
+// latest, peaks the max.
 // Per-RPC figures divide by the RPCs the SERVER answered in the window, so they do
 // not depend on how the client's window lines up with the server's.
 //
 // Example:
-//   reco::ServerWindow w = reco::ServerWindowBetween(before, after);
+//   reco::ServerFigures w = reco::ServerFiguresBetween(before, after);
 //   w.PerRpc(w.build.allocations.allocs)   // mallocs to build one response
 //
 // Thread-safety: none; plain values.
-#ifndef ARENA_GRPC_CLIENT_SERVER_WINDOW_H_
-#define ARENA_GRPC_CLIENT_SERVER_WINDOW_H_
+#ifndef ARENA_GRPC_CLIENT_SERVER_FIGURES_H_
+#define ARENA_GRPC_CLIENT_SERVER_FIGURES_H_
 
 #include <cstdint>
 #include <string>
@@ -32,7 +33,7 @@ struct ServerPhase {
   AllocationCounts allocations;
 };
 
-struct ServerWindow {
+struct ServerFigures {
   // False when the target has no ServerStats service, or a snapshot failed; `note`
   // says which.
   bool available = false;
@@ -58,7 +59,7 @@ struct ServerWindow {
   uint64_t arena_space_used = 0;
   uint64_t arena_overflows = 0;
 
-  void Merge(const ServerWindow& later);
+  void Merge(const ServerFigures& later);
   // value / rpcs (0 when no RPC was answered).
   double PerRpc(uint64_t value) const { return rpcs ? static_cast<double>(value) / rpcs : 0.0; }
   double CpuMicrosPerRpc() const { return rpcs ? (cpu_user_seconds + cpu_system_seconds) * 1e6 / rpcs : 0.0; }
@@ -66,11 +67,11 @@ struct ServerWindow {
   double PerRelease(uint64_t value) const { return released ? static_cast<double>(value) / released : 0.0; }
 };
 
-ServerWindow ServerWindowBetween(const v1::StatsSnapshot& before, const v1::StatsSnapshot& after);
+ServerFigures ServerFiguresBetween(const v1::StatsSnapshot& before, const v1::StatsSnapshot& after);
 
-// A window with available = false and the reason.
-ServerWindow UnavailableServerWindow(const std::string& note);
+// Figures with available = false and the reason.
+ServerFigures UnavailableServerFigures(const std::string& note);
 
 }  // namespace reco
 
-#endif  // ARENA_GRPC_CLIENT_SERVER_WINDOW_H_
+#endif  // ARENA_GRPC_CLIENT_SERVER_FIGURES_H_

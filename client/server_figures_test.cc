@@ -1,4 +1,4 @@
-#include "client/server_window.h"
+#include "client/server_figures.h"
 
 #include "core/histogram_proto.h"
 #include "gtest/gtest.h"
@@ -24,12 +24,12 @@ v1::StatsSnapshot Snapshot(uint64_t rpcs, uint64_t build_allocs, double cpu, con
   return s;
 }
 
-TEST(ServerWindow, SubtractsTotalsAndHistogramsKeepsGauges) {
+TEST(ServerFigures, SubtractsTotalsAndHistogramsKeepsGauges) {
   LatencyHistogram early, late;
   for (int i = 0; i < 100; ++i) early.Record(1000);
   late = early;
   for (int i = 0; i < 100; ++i) late.Record(50000);
-  ServerWindow w = ServerWindowBetween(Snapshot(100, 7000, 1.0, early), Snapshot(300, 21000, 1.5, late));
+  ServerFigures w = ServerFiguresBetween(Snapshot(100, 7000, 1.0, early), Snapshot(300, 21000, 1.5, late));
   ASSERT_TRUE(w.available);
   EXPECT_EQ(w.rpcs, 200u);
   EXPECT_EQ(w.build.allocations.allocs, 14000u);
@@ -43,11 +43,11 @@ TEST(ServerWindow, SubtractsTotalsAndHistogramsKeepsGauges) {
   EXPECT_DOUBLE_EQ(w.PerRelease(w.arena_space_allocated), 500.0);
 }
 
-TEST(ServerWindow, MergeAddsTotalsAndKeepsTheLatestGauges) {
+TEST(ServerFigures, MergeAddsTotalsAndKeepsTheLatestGauges) {
   LatencyHistogram h;
   h.Record(2000);
-  ServerWindow a = ServerWindowBetween(Snapshot(0, 0, 0, LatencyHistogram()), Snapshot(10, 100, 0.1, h));
-  ServerWindow b = ServerWindowBetween(Snapshot(10, 100, 0.1, h), Snapshot(40, 400, 0.2, h));
+  ServerFigures a = ServerFiguresBetween(Snapshot(0, 0, 0, LatencyHistogram()), Snapshot(10, 100, 0.1, h));
+  ServerFigures b = ServerFiguresBetween(Snapshot(10, 100, 0.1, h), Snapshot(40, 400, 0.2, h));
   a.Merge(b);
   EXPECT_EQ(a.rpcs, 40u);
   EXPECT_EQ(a.build.allocations.allocs, 400u);
@@ -56,10 +56,10 @@ TEST(ServerWindow, MergeAddsTotalsAndKeepsTheLatestGauges) {
   EXPECT_EQ(a.peak_rss_bytes, 80000u);
 }
 
-TEST(ServerWindow, UnavailableWindowsKeepTheirReason) {
-  ServerWindow w = UnavailableServerWindow("no stats service");
+TEST(ServerFigures, UnavailableFiguresKeepTheirReason) {
+  ServerFigures w = UnavailableServerFigures("no stats service");
   EXPECT_FALSE(w.available);
-  ServerWindow total;
+  ServerFigures total;
   total.Merge(w);
   EXPECT_FALSE(total.available);
   EXPECT_EQ(total.note, "no stats service");

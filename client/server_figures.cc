@@ -1,5 +1,5 @@
-// See server_window.h.
-#include "client/server_window.h"
+// See server_figures.h.
+#include "client/server_figures.h"
 
 #include <algorithm>
 
@@ -26,8 +26,8 @@ ServerPhase Delta(const v1::PhaseStats& later, const v1::PhaseStats& earlier) {
 
 }  // namespace
 
-ServerWindow ServerWindowBetween(const v1::StatsSnapshot& before, const v1::StatsSnapshot& after) {
-  ServerWindow w;
+ServerFigures ServerFiguresBetween(const v1::StatsSnapshot& before, const v1::StatsSnapshot& after) {
+  ServerFigures w;
   w.available = true;
   w.mode = after.mode();
   w.malloc = after.malloc();
@@ -58,13 +58,13 @@ ServerWindow ServerWindowBetween(const v1::StatsSnapshot& before, const v1::Stat
   return w;
 }
 
-ServerWindow UnavailableServerWindow(const std::string& note) {
-  ServerWindow w;
+ServerFigures UnavailableServerFigures(const std::string& note) {
+  ServerFigures w;
   w.note = note;
   return w;
 }
 
-void ServerWindow::Merge(const ServerWindow& later) {
+void ServerFigures::Merge(const ServerFigures& later) {
   if (!later.available) {
     if (note.empty()) note = later.note;
     return;

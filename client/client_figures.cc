@@ -1,11 +1,11 @@
-// See window_stats.h.
-#include "client/window_stats.h"
+// See client_figures.h.
+#include "client/client_figures.h"
 
 #include "absl/strings/str_cat.h"
 
 namespace reco {
 
-void WindowStats::Merge(const WindowStats& o) {
+void ClientFigures::Merge(const ClientFigures& o) {
   seconds += o.seconds;
   client_cpu_seconds += o.client_cpu_seconds;
   latency.Merge(o.latency);
@@ -23,7 +23,7 @@ void WindowStats::Merge(const WindowStats& o) {
   verified += o.verified;
 }
 
-uint64_t WindowStats::status_errors() const {
+uint64_t ClientFigures::status_errors() const {
   uint64_t n = 0;
   for (uint64_t e : errors_by_code) n += e;
   return n;
@@ -35,7 +35,7 @@ std::string StatusCodeName(int code) {
       "NOT_FOUND", "ALREADY_EXISTS",      "PERMISSION_DENIED", "RESOURCE_EXHAUSTED", "FAILED_PRECONDITION",
       "ABORTED",   "OUT_OF_RANGE",        "UNIMPLEMENTED",     "INTERNAL",         "UNAVAILABLE",
       "DATA_LOSS", "UNAUTHENTICATED"};
-  if (code >= 0 && code < WindowStats::kStatusCodes) return kNames[code];
+  if (code >= 0 && code < ClientFigures::kStatusCodes) return kNames[code];
   return absl::StrCat("CODE_", code);
 }
 

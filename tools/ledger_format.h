@@ -1,0 +1,41 @@
+// LedgerFormat: the two ways alloc_ledger prints a measured Ledger
+// (core/allocation_ledger.h): a JSON document for scripts and a fixed-width table
+// for terminals. Formatting only: nothing here measures, so core stays free of a
+// JSON library.
+//
+// Example:
+//   reco::LedgerOptions options;
+//   options.modes = {reco::MemoryMode::kHeap};
+//   reco::Ledger ledger =
+//       reco::MeasureLedger(reco::LedgerRequest(10, reco::v1::TEXT_PROFILE_COMPACT), options);
+//   std::fputs(reco::LedgerToTable(ledger).c_str(), stdout);
+//   // One steady-state response: 10 items, compact text, 2886 bytes serialized; ...
+//   //
+//   // mode        phase          allocs      frees        bytes
+//   // heap        build             261          0        10664
+//   // heap        serialize           0          0            0
+//   // heap        release             0        261            0
+//
+// Thread-safety: pure functions of their argument.
+#ifndef ARENA_GRPC_TOOLS_LEDGER_FORMAT_H_
+#define ARENA_GRPC_TOOLS_LEDGER_FORMAT_H_
+
+#include <string>
+
+#include "core/allocation_ledger.h"
+
+namespace reco {
+
+// The JSON document `alloc_ledger --format=json` prints:
+// {"items":200,"profile":"compact","serialized_bytes":N,"cycles":8,"malloc":"glibc",
+//  "modes":{"heap":{"build":{"allocs":A,"frees":F,"bytes":B},"serialize":{...},
+//  "release":{...}},...}}
+std::string LedgerToJson(const Ledger& ledger);
+
+// A fixed-width table for terminals (`alloc_ledger`, the default --format=text): a
+// heading line, then one row per mode and phase.
+std::string LedgerToTable(const Ledger& ledger);
+
+}  // namespace reco
+
+#endif  // ARENA_GRPC_TOOLS_LEDGER_FORMAT_H_
