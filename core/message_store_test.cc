@@ -37,7 +37,7 @@ TEST_P(ArenaModesTest, EverySubMessageIsOnTheLeaseArena) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Arenas, ArenaModesTest, ::testing::Values(MemoryMode::kArena, MemoryMode::kArenaPool),
-                         [](const auto& info) { return std::string(MemoryModeName(info.param)); });
+                         testing::ModeParamName);
 
 // The protobuf 3.21 trap this project's arena modes avoid: Arena::Create<T> on a
 // message type constructs it WITHOUT the arena pointer, so its sub-messages land on

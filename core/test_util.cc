@@ -63,4 +63,8 @@ int StringsLongerThan(const Message& root, size_t bytes) {
   return n;
 }
 
+std::string ModeParamName(const ::testing::TestParamInfo<MemoryMode>& info) {
+  return std::string(MemoryModeName(info.param));
+}
+
 }  // namespace reco::testing

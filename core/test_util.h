@@ -1,13 +1,15 @@
-// Helpers shared by the core tests: walking a message tree.
+// Helpers shared by the tests: walking a message tree, a roomy arena, test names.
 #ifndef ARENA_GRPC_CORE_TEST_UTIL_H_
 #define ARENA_GRPC_CORE_TEST_UTIL_H_
 
 #include <string>
 #include <vector>
 
+#include "core/message_store.h"
 #include "google/protobuf/arena.h"
-
 #include "google/protobuf/message.h"
+#include "gtest/gtest.h"
+#include "patterns/block_arena.h"
 
 namespace reco::testing {
 
@@ -25,19 +27,16 @@ int StringsLongerThan(const google::protobuf::Message& root, size_t bytes);
 // counted comes from the code under test, never from the arena growing.
 class RoomyArena {
  public:
-  RoomyArena() : block_(64 * 1024), arena_(Options(&block_)) {}
-  google::protobuf::Arena* get() { return &arena_; }
+  RoomyArena() : arena_(64 * 1024) {}
+  google::protobuf::Arena* get() { return arena_.get(); }
 
  private:
-  static google::protobuf::ArenaOptions Options(std::vector<char>* block) {
-    google::protobuf::ArenaOptions options;
-    options.initial_block = block->data();
-    options.initial_block_size = block->size();
-    return options;
-  }
-  std::vector<char> block_;  // declared before arena_: must outlive it
-  google::protobuf::Arena arena_;
+  patterns::BlockArena arena_;
 };
+
+// The name of a MemoryMode test parameter ("heap", "arena_pool", ...), for
+// INSTANTIATE_TEST_SUITE_P(..., ::testing::ValuesIn(AllMemoryModes()), ModeParamName).
+std::string ModeParamName(const ::testing::TestParamInfo<MemoryMode>& info);
 
 }  // namespace reco::testing
 

@@ -1,4 +1,4 @@
-#include "patterns/temporary_arena.h"
+#include "patterns/append_best.h"
 
 namespace reco::patterns {
 

@@ -13,7 +13,7 @@
 //                        [](const v1::Item& item) { return item.scores().relevance(); },
 //                        response->mutable_items());
 //
-// The rules this follows (each proven in temporary_arena_test.cc, protobuf 3.21):
+// The rules this follows (each proven in append_best_test.cc, protobuf 3.21):
 //  - Move-assignment, Swap() and AddAllocated() between messages on DIFFERENT arenas
 //    (or arena -> heap) deep-copy: new objects on the target, one malloc per string
 //    longer than 15 bytes, and the source stays where it was.
@@ -37,8 +37,8 @@
 //
 // Thread-safety: AppendBest's scratch arena is private to the call; `out` must not be
 // touched by another thread meanwhile.
-#ifndef ARENA_GRPC_PATTERNS_TEMPORARY_ARENA_H_
-#define ARENA_GRPC_PATTERNS_TEMPORARY_ARENA_H_
+#ifndef ARENA_GRPC_PATTERNS_APPEND_BEST_H_
+#define ARENA_GRPC_PATTERNS_APPEND_BEST_H_
 
 #include <algorithm>
 
@@ -79,4 +79,4 @@ void AppendMostRelevant(int candidate_count, int keep, absl::FunctionRef<void(in
 
 }  // namespace reco::patterns
 
-#endif  // ARENA_GRPC_PATTERNS_TEMPORARY_ARENA_H_
+#endif  // ARENA_GRPC_PATTERNS_APPEND_BEST_H_

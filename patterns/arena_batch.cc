@@ -1,4 +1,4 @@
-#include "patterns/batch_pipeline.h"
+#include "patterns/arena_batch.h"
 
 namespace reco::patterns {
 

@@ -23,11 +23,13 @@
 // (reset_lifetime_demo.cc shows both cases under ASan).
 // Copy out what must survive (CopyFrom into a message you own, or plain values).
 //
+// Copying it: needs block_arena.h beside it.
+//
 // Thread-safety: one ArenaBatch per thread. `visit` may allocate on the arena from
 // other threads while it runs (arena allocation is thread-safe), but Reset() is not:
 // every such thread must be done before visit returns.
-#ifndef ARENA_GRPC_PATTERNS_BATCH_PIPELINE_H_
-#define ARENA_GRPC_PATTERNS_BATCH_PIPELINE_H_
+#ifndef ARENA_GRPC_PATTERNS_ARENA_BATCH_H_
+#define ARENA_GRPC_PATTERNS_ARENA_BATCH_H_
 
 #include <algorithm>
 #include <cstddef>
@@ -40,6 +42,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/types/span.h"
 #include "google/protobuf/arena.h"
+#include "patterns/block_arena.h"
 #include "proto/reco.pb.h"
 
 namespace reco::patterns {
@@ -57,8 +60,7 @@ class ArenaBatch {
  public:
   // initial_block_bytes: the reused block (allocated once, here). At least a few
   // hundred bytes; protobuf keeps its own bookkeeping in it too.
-  explicit ArenaBatch(size_t initial_block_bytes)
-      : block_(new char[initial_block_bytes]), arena_(Options(block_.get(), initial_block_bytes)) {}
+  explicit ArenaBatch(size_t initial_block_bytes) : arena_(initial_block_bytes) {}
 
   // Parses each element of `serialized` into a Record on the arena, calls
   // visit(const Record&, Arena*) and resets the arena. Stops at the first record that
@@ -67,30 +69,23 @@ class ArenaBatch {
   absl::StatusOr<ArenaBatchStats> ForEach(absl::Span<const std::string> serialized, Visit&& visit) {
     ArenaBatchStats stats;
     for (size_t i = 0; i < serialized.size(); ++i) {
-      auto* record = google::protobuf::Arena::CreateMessage<Record>(&arena_);
+      google::protobuf::Arena* arena = arena_.get();
+      auto* record = google::protobuf::Arena::CreateMessage<Record>(arena);
       if (!record->ParseFromString(serialized[i])) {
-        arena_.Reset();
+        arena->Reset();
         return absl::InvalidArgumentError(absl::StrCat("record ", i, " of ", serialized.size(),
                                                        " is not a valid ", Record::descriptor()->full_name()));
       }
-      visit(static_cast<const Record&>(*record), &arena_);
+      visit(static_cast<const Record&>(*record), arena);
       // `record` and everything on the arena die here.
-      stats.peak_arena_bytes = std::max(stats.peak_arena_bytes, arena_.Reset());
+      stats.peak_arena_bytes = std::max(stats.peak_arena_bytes, arena->Reset());
       ++stats.records;
     }
     return stats;
   }
 
  private:
-  static google::protobuf::ArenaOptions Options(char* block, size_t bytes) {
-    google::protobuf::ArenaOptions options;
-    options.initial_block = block;
-    options.initial_block_size = bytes;
-    return options;
-  }
-
-  std::unique_ptr<char[]> block_;  // declared before arena_: outlives it
-  google::protobuf::Arena arena_;
+  BlockArena arena_;  // one thread uses it (see above), so the block stays bound to it
 };
 
 // A job built on ArenaBatch: totals over serialized reco.v1 responses.
@@ -105,4 +100,4 @@ absl::StatusOr<ResponseTotals> TotalResponses(absl::Span<const std::string> seri
 
 }  // namespace reco::patterns
 
-#endif  // ARENA_GRPC_PATTERNS_BATCH_PIPELINE_H_
+#endif  // ARENA_GRPC_PATTERNS_ARENA_BATCH_H_

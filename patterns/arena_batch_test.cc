@@ -1,6 +1,6 @@
-// Proves what batch_pipeline.h claims: the steady-state mallocs per record, what
+// Proves what arena_batch.h claims: the steady-state mallocs per record, what
 // Reset() frees and returns, and that the next record reuses the dead one's memory.
-#include "patterns/batch_pipeline.h"
+#include "patterns/arena_batch.h"
 
 #include <cstdint>
 #include <cstdio>

@@ -1,6 +1,6 @@
 // The arena pitfalls docs/patterns.md lists, each proven here with exact counts
 // (protobuf 3.21). The cross-arena and Reset() pitfalls are proven next to their
-// patterns: temporary_arena_test.cc and batch_pipeline_test.cc.
+// patterns: append_best_test.cc and arena_batch_test.cc.
 #include <algorithm>
 #include <cstdio>
 #include <string>

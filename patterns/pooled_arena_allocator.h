@@ -24,8 +24,8 @@
 // counted in stats().unpooled: no waiting, no unbounded pool.
 //
 // Install (the allocator must outlive the server):
-//   PooledArenaAllocator<v1::RecommendRequest, v1::RecommendResponse> allocator({
-//       .initial_block_bytes = 512 * 1024, .max_arenas = 64});
+//   PooledArenaOptions options;                 // 512 KiB blocks, at most 64 pooled arenas
+//   PooledArenaAllocator<v1::RecommendRequest, v1::RecommendResponse> allocator(options);
 //   service.SetMessageAllocatorFor_Recommend(&allocator);   // before BuildAndStart()
 //
 // In the handler, build into `response` as usual: everything lands on its arena.
