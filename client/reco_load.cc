@@ -24,7 +24,7 @@
 #include "client/load_run.h"
 #include "client/report_renderers.h"
 #include "core/response_builder.h"
-#include "server/pem_file.h"
+#include "rpc/pem_file.h"
 
 ABSL_FLAG(std::vector<std::string>, target, {},
           "NAME=HOST:PORT of a server to drive; repeatable (or comma-separated). The first is the baseline.");

@@ -5,6 +5,7 @@
 #include "grpcpp/create_channel.h"
 #include "grpcpp/security/credentials.h"
 #include "grpcpp/support/channel_arguments.h"
+#include "rpc/unary_call.h"
 
 namespace reco {
 namespace {
@@ -65,28 +66,16 @@ absl::Status TargetLink::Probe(const RequestSet& requests, absl::Duration deadli
                                                    absl::FormatDuration(deadline)));
       }
     }
-    grpc::ClientContext ctx;
-    ctx.set_deadline(ToGpr(until));
-    grpc::ByteBuffer response;
-    grpc::Status status;
-    grpc::CompletionQueue cq;
-    auto call = stubs_[i]->PrepareUnaryCall(&ctx, kRecommendMethod, requests.request(0), &cq);
-    call->StartCall();
-    call->Finish(&response, &status, reinterpret_cast<void*>(1));
-    void* tag;
-    bool ok;
-    cq.Next(&tag, &ok);
-    cq.Shutdown();
-    while (cq.Next(&tag, &ok)) {
-    }
+    UnaryReply reply = BlockingUnaryCall(*stubs_[i], kRecommendMethod, requests.request(0), until);
+    const grpc::Status& status = reply.status;
     if (!status.ok()) {
       // An insecure client that reached a TLS port sees the connection closed.
       const bool maybe_tls = !tls_ && status.error_code() == grpc::StatusCode::UNAVAILABLE;
       return FromGrpc(status, absl::StrCat(who, " failed the probe Recommend",
                                            tls_ ? " (over TLS)" : maybe_tls ? " (a TLS server needs --tls_ca)" : ""));
     }
-    if (i == 0 && !requests.MatchesExpected(0, response)) {
-      return absl::DataLossError(absl::StrCat(who, " answered the probe with ", response.Length(),
+    if (i == 0 && !requests.MatchesExpected(0, reply.message)) {
+      return absl::DataLossError(absl::StrCat(who, " answered the probe with ", reply.message.Length(),
                                               " bytes that are not what the response builder makes (",
                                               requests.expected_bytes(0).size(), " bytes)"));
     }

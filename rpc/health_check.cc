@@ -1,5 +1,5 @@
 // See health_check.h.
-#include "server/health_check.h"
+#include "rpc/health_check.h"
 
 #include <grpcpp/generic/generic_stub.h>
 #include <grpcpp/grpcpp.h>
@@ -8,6 +8,7 @@
 #include "google/protobuf/io/coded_stream.h"
 #include "google/protobuf/io/zero_copy_stream_impl_lite.h"
 #include "google/protobuf/wire_format_lite.h"
+#include "rpc/unary_call.h"
 
 namespace reco {
 namespace {
@@ -58,34 +59,14 @@ absl::StatusOr<HealthStatus> CheckHealth(const std::string& target, const std::s
   auto channel = grpc::CreateChannel(
       target, tls_ca_pem.empty() ? grpc::InsecureChannelCredentials() : grpc::SslCredentials(ssl));
   grpc::GenericStub stub(channel);
-  grpc::ClientContext context;
-  context.set_deadline(std::chrono::system_clock::now() + absl::ToChronoNanoseconds(deadline));
-  std::string request = EncodeRequest(service);
-  grpc::Slice slice(request);
-  grpc::ByteBuffer request_buffer(&slice, 1);
-  grpc::CompletionQueue cq;
-  auto call = stub.PrepareUnaryCall(&context, "/grpc.health.v1.Health/Check", request_buffer, &cq);
-  call->StartCall();
-  grpc::ByteBuffer response_buffer;
-  grpc::Status status;
-  call->Finish(&response_buffer, &status, nullptr);
-  void* tag = nullptr;
-  bool ok = false;
-  cq.Next(&tag, &ok);
-  cq.Shutdown();
-  while (cq.Next(&tag, &ok)) {
-  }
-  if (!status.ok()) {
-    return absl::Status(static_cast<absl::StatusCode>(status.error_code()),
+  UnaryReply reply =
+      BlockingUnaryCall(stub, "/grpc.health.v1.Health/Check", EncodeRequest(service), absl::Now() + deadline);
+  if (!reply.status.ok()) {
+    return absl::Status(static_cast<absl::StatusCode>(reply.status.error_code()),
                         absl::StrCat("health check of ", target, tls_ca_pem.empty() ? "" : " (TLS)", " failed: ",
-                                     status.error_message()));
+                                     reply.status.error_message()));
   }
-  std::vector<grpc::Slice> slices;
-  std::string bytes;
-  if (response_buffer.Dump(&slices).ok()) {
-    for (const grpc::Slice& s : slices) bytes.append(reinterpret_cast<const char*>(s.begin()), s.size());
-  }
-  return DecodeResponse(bytes);
+  return DecodeResponse(reply.Bytes());
 }
 
 }  // namespace reco

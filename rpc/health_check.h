@@ -12,8 +12,8 @@
 //   bool ready = s.ok() && *s == reco::HealthStatus::kServing;
 //
 // Thread-safety: any thread; each call makes its own channel.
-#ifndef ARENA_GRPC_SERVER_HEALTH_CHECK_H_
-#define ARENA_GRPC_SERVER_HEALTH_CHECK_H_
+#ifndef ARENA_GRPC_RPC_HEALTH_CHECK_H_
+#define ARENA_GRPC_RPC_HEALTH_CHECK_H_
 
 #include <string>
 
@@ -36,4 +36,4 @@ absl::StatusOr<HealthStatus> CheckHealth(const std::string& target, const std::s
 
 }  // namespace reco
 
-#endif  // ARENA_GRPC_SERVER_HEALTH_CHECK_H_
+#endif  // ARENA_GRPC_RPC_HEALTH_CHECK_H_

@@ -1,5 +1,5 @@
 // See pem_file.h.
-#include "server/pem_file.h"
+#include "rpc/pem_file.h"
 
 #include <cerrno>
 #include <cstring>

@@ -10,8 +10,8 @@
 //   if (!pem.ok()) { std::cerr << pem.status().message(); return 2; }
 //
 // Thread-safety: any thread.
-#ifndef ARENA_GRPC_SERVER_PEM_FILE_H_
-#define ARENA_GRPC_SERVER_PEM_FILE_H_
+#ifndef ARENA_GRPC_RPC_PEM_FILE_H_
+#define ARENA_GRPC_RPC_PEM_FILE_H_
 
 #include <string>
 
@@ -26,4 +26,4 @@ absl::StatusOr<std::string> ReadPemFile(absl::string_view flag, const std::strin
 
 }  // namespace reco
 
-#endif  // ARENA_GRPC_SERVER_PEM_FILE_H_
+#endif  // ARENA_GRPC_RPC_PEM_FILE_H_

@@ -15,7 +15,7 @@ build=${BUILD_DIR:-build-fuzz}
 targets=(request_handler_fuzz response_check_fuzz)
 
 scripts/setup.sh
-cmake -S . -B "$build" -DCMAKE_CXX_COMPILER=clang++ -DCMAKE_BUILD_TYPE=RelWithDebInfo -DRECO_FUZZ=ON >/dev/null
+cmake --preset fuzz -B "$build" >/dev/null  # CMakePresets.json: clang++, RECO_FUZZ=ON
 cmake --build "$build" -j"$(nproc)" --target "${targets[@]}"
 
 # LeakSanitizer runs after every input; halt at the first UBSan report too.

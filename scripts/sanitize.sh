@@ -3,9 +3,10 @@
 # LeakSanitizer) or ThreadSanitizer.
 #   scripts/sanitize.sh asan   build-asan/: every test but those that cannot run
 #                              under ASan (valgrind; allocators given by LD_PRELOAD)
-#   scripts/sanitize.sh tsan   build-tsan/: the tests of our own threading --
-#                              core_tests, hostile_threads_test, patterns_* without
-#                              a gRPC server, the canary (see below why not gRPC's)
+#   scripts/sanitize.sh tsan   build-tsan/: the tests labelled tsan (our own
+#                              threading: core_tests, hostile_threads_test, the
+#                              patterns without a gRPC server, the canary; see
+#                              below why not gRPC's)
 # Extra arguments go to ctest, e.g. scripts/sanitize.sh asan -R hostile.
 # BUILD_DIR overrides the build directory. Exits non-zero on any failure or report.
 set -euo pipefail
@@ -21,7 +22,7 @@ build=${BUILD_DIR:-build-$kind}
 here=$(pwd)
 
 scripts/setup.sh
-cmake -S . -B "$build" -DCMAKE_BUILD_TYPE=RelWithDebInfo -DRECO_SANITIZE=$sanitize >/dev/null
+cmake --preset "$kind" -B "$build" >/dev/null  # CMakePresets.json: RECO_SANITIZE=$sanitize
 start=$(date +%s)
 
 # halt_on_error: the first report fails the test. detect_leaks is ASan's default on
@@ -40,32 +41,13 @@ if [ "$kind" = asan ]; then
 else
   # TSan judges the threading of our own code: the counter and the pools
   # (core_tests), the server's shared pieces under threads (hostile_threads_test),
-  # the patterns. Tests that run a gRPC server are left out: Debian's libgrpc and
-  # libabsl are not instrumented, so TSan cannot see the happens-before their atomics
-  # create and reports every object gRPC passes between its threads -- hundreds of
-  # false reports no small suppression file can honestly hide (docs/reliability.md).
-  # Those tests run under ASan instead.
-  include='^(core_tests|hostile_threads_test|patterns_.*|sanitizer_canary_race)$'
-  exclude='^patterns_arena_message_allocator_test$'  # starts a gRPC server
-  # Build only what the selected tests run: the test's own target, and every binary
-  # of this build its command names (e.g. the server a script test starts).
-  known=$(cmake --build "$build" --target help | sed -n 's/^\.\.\. //p')
-  targets=()
-  for t in $(ctest --test-dir "$build" --show-only=json-v1 -R "$include" -E "$exclude" | /usr/bin/python3 -c '
-import json, os, sys
-build = os.path.abspath(sys.argv[1])
-for test in json.load(sys.stdin)["tests"]:
-    print(test["name"])  # a GoogleTest binary is named after its test (ctest omits
-                         # "command" until the binary exists)
-    for arg in test.get("command", []):
-        if arg.startswith(build + "/"):
-            print(os.path.basename(arg))' "$build" | sort -u); do
-    grep -qx "$t" <<<"$known" && targets+=("$t")
-  done
-  # The canary tests run one binary under other names: ctest cannot name it before
-  # it exists, so ask for it by its target name.
-  grep -qx sanitizer_canary <<<"$known" && targets+=(sanitizer_canary)
-  cmake --build "$build" -j"$(nproc)" --target "${targets[@]}"
-  ctest --test-dir "$build" --output-on-failure --timeout 900 -R "$include" -E "$exclude" "$@"
+  # the patterns. Tests that run a gRPC server are not labelled tsan: Debian's libgrpc
+  # and libabsl are not instrumented, so TSan cannot see the happens-before their
+  # atomics create and reports every object gRPC passes between its threads --
+  # hundreds of false reports no small suppression file can honestly hide
+  # (docs/reliability.md). Those tests run under ASan instead.
+  # Build only what those tests run (cmake/RecoTesting.cmake's target tsan_tests).
+  cmake --build "$build" -j"$(nproc)" --target tsan_tests
+  ctest --test-dir "$build" --output-on-failure --timeout 900 -L tsan "$@"
 fi
 echo "sanitize.sh $kind: passed in $(( $(date +%s) - start )) s (build + tests)"

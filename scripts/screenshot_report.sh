@@ -2,7 +2,7 @@
 # Renders a reco_load HTML report in Debian's headless chromium and saves a PNG:
 #   scripts/screenshot_report.sh [REPORT_HTML] [OUT_PNG]
 # Defaults: results/report.html (written by scripts/run.sh) -> docs/report-screenshot.png.
-# The same browser flags as client/html_report_test.sh.
+# The same browser flags as tests/e2e/html_report_test.sh.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 report=$(realpath "${1:-results/report.html}")

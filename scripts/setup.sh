@@ -17,8 +17,8 @@ packages=(
   python3-h2
   # scripts/fuzz.sh: clang and its libFuzzer/ASan runtimes
   clang libclang-rt-14-dev
-  chromium  # client_html_report_test renders reco_load's HTML report headless
-  openssl  # server_tls_test, client_tls_test: a self-signed certificate made at test time
+  chromium  # e2e_html_report_test renders reco_load's HTML report headless
+  openssl  # server_tls_test, e2e_tls_test: a self-signed certificate made at test time
   python3-grpcio python3-protobuf  # scripts/soak.sh: its sampler reads ServerStats over gRPC
 )
 missing=()

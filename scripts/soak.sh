@@ -34,7 +34,7 @@ out=${SOAK_OUT:-$build/soak}
 py=/usr/bin/python3
 
 scripts/setup.sh
-cmake -S . -B "$build" -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
+cmake --preset default -B "$build" >/dev/null
 cmake --build "$build" -j"$(nproc)" --target reco_server reco_load
 mkdir -p "$out"
 stubs=$(mktemp -d)

@@ -9,8 +9,8 @@
 #include "absl/flags/parse.h"
 #include "absl/flags/usage.h"
 #include "absl/time/time.h"
-#include "server/health_check.h"
-#include "server/pem_file.h"
+#include "rpc/health_check.h"
+#include "rpc/pem_file.h"
 
 ABSL_FLAG(std::string, target, "127.0.0.1:50051", "HOST:PORT of the server to probe");
 ABSL_FLAG(std::string, service, "", "service name to ask about; empty means the whole server");

@@ -14,7 +14,7 @@
 #include "server/recommender_service.h"
 #include "server/rpc_meter.h"
 #include "server/stats_service.h"
-#include "server/stats_window.h"
+#include "server/stats_snapshotter.h"
 
 namespace reco {
 
@@ -24,7 +24,7 @@ struct RecoServer::Parts {
   ServerOptions options;
   std::unique_ptr<MessageStore> store;  // null in heap mode: gRPC owns the messages
   std::unique_ptr<RpcMeter> meter;      // after the store: its allocator wraps the store's
-  std::unique_ptr<StatsWindow> window;
+  std::unique_ptr<StatsSnapshotter> snapshotter;
   std::unique_ptr<RecommenderService> recommender;
   std::unique_ptr<CeilingService> ceiling;  // instead of recommender in ceiling mode
   std::unique_ptr<StatsService> stats;
@@ -80,16 +80,16 @@ absl::StatusOr<std::unique_ptr<RecoServer>> RecoServer::Start(const ServerOption
   if (options.ceiling) {
     // Nothing to place: one reply, serialized once; no store, no allocator.
     parts->ceiling = std::make_unique<CeilingService>(options.ceiling_request, parts->meter.get());
-    parts->window = std::make_unique<StatsWindow>("ceiling", parts->meter->recorder(), nullptr);
+    parts->snapshotter = std::make_unique<StatsSnapshotter>("ceiling", parts->meter->recorder(), nullptr);
   } else {
     // heap is gRPC's default path: no store, no allocator. The others install the
     // store's allocator (the pattern in patterns/), wrapped by the meter when measuring.
     if (options.mode != MemoryMode::kHeap) parts->store = MakeMessageStore(options.mode, options.store);
     RecommendAllocator* allocator = parts->store != nullptr ? parts->store->allocator() : nullptr;
     parts->recommender = std::make_unique<RecommenderService>(parts->meter->Wrap(allocator), parts->meter.get());
-    parts->window = std::make_unique<StatsWindow>(options.mode, parts->meter->recorder(), parts->store.get());
+    parts->snapshotter = std::make_unique<StatsSnapshotter>(options.mode, parts->meter->recorder(), parts->store.get());
   }
-  parts->stats = std::make_unique<StatsService>(parts->window.get());
+  parts->stats = std::make_unique<StatsService>(parts->snapshotter.get());
 
   grpc::EnableDefaultHealthCheckService(true);
   grpc::reflection::InitProtoReflectionServerBuilderPlugin();
@@ -139,7 +139,7 @@ RecoServer::~RecoServer() {
 
 int RecoServer::port() const { return parts_->port; }
 
-v1::StatsSnapshot RecoServer::Stats(bool reset) { return parts_->window->Snapshot(reset); }
+v1::StatsSnapshot RecoServer::Stats(bool reset) { return parts_->snapshotter->Snapshot(reset); }
 
 void RecoServer::Shutdown(absl::Duration deadline) {
   std::lock_guard<std::mutex> lock(shutdown_mu_);

@@ -21,7 +21,7 @@
 #include "absl/time/time.h"
 #include "core/response_builder.h"
 #include "server/ceiling_service.h"
-#include "server/pem_file.h"
+#include "rpc/pem_file.h"
 #include "server/reco_server.h"
 #include "server/stats_summary.h"
 
@@ -35,7 +35,8 @@ ABSL_FLAG(std::string, ceiling_profile, "realistic", "ceiling: text profile of t
 ABSL_FLAG(int64_t, ceiling_seed, 1, "ceiling: seed of the fixed request (reco_load's --seed default)");
 ABSL_FLAG(std::string, ceiling_user, "load-user-0", "ceiling: user_id of the fixed request (reco_load's first)");
 ABSL_FLAG(int64_t, max_idle, 64,
-          "reuse/arena_pool: idle leases the pool keeps (more may be in use; extras are freed on release)");
+          "reuse: idle messages the pool keeps (more may be in use; extras are freed on release); arena_pool: "
+          "pooled arenas at most, in use plus idle (calls beyond them get a plain arena for themselves)");
 ABSL_FLAG(int64_t, initial_block_bytes, 512 * 1024,
           "arena_pool: bytes of each arena's reused initial block (512 KiB holds a 200-item response)");
 ABSL_FLAG(int64_t, max_receive_message_bytes, 64 * 1024,

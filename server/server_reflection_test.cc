@@ -7,7 +7,7 @@
 
 #include <grpcpp/generic/generic_stub.h>
 
-#include "server/health_check.h"
+#include "rpc/health_check.h"
 #include "server/server_test_util.h"
 
 namespace reco {

@@ -8,7 +8,8 @@
 #include <vector>
 
 #include "core/response_builder.h"
-#include "server/health_check.h"
+#include "rpc/health_check.h"
+#include "core/test_util.h"
 #include "server/server_test_util.h"
 
 namespace reco {
@@ -225,9 +226,7 @@ TEST(ServerTlsOptionsTest, RefusesHalfOrBrokenTlsWithoutEchoingIt) {
 }
 
 INSTANTIATE_TEST_SUITE_P(AllModes, ServerRpcTest, ::testing::ValuesIn(AllMemoryModes()),
-                         [](const ::testing::TestParamInfo<MemoryMode>& info) {
-                           return std::string(MemoryModeName(info.param));
-                         });
+                         testing::ModeParamName);
 
 }  // namespace
 }  // namespace reco

@@ -8,6 +8,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "core/response_builder.h"
+#include "rpc/unary_call.h"
 
 namespace reco::testing {
 
@@ -32,27 +33,9 @@ std::shared_ptr<grpc::Channel> ChannelTo(const RecoServer& server) {
 
 RawReply CallRawBytes(grpc::Channel* channel, const std::string& request_bytes, absl::Duration deadline) {
   grpc::GenericStub stub(std::shared_ptr<grpc::Channel>(channel, [](grpc::Channel*) {}));
-  grpc::ClientContext context;
-  context.set_deadline(std::chrono::system_clock::now() + absl::ToChronoNanoseconds(deadline));
-  grpc::Slice slice(request_bytes);
-  grpc::ByteBuffer request_buffer(&slice, 1);
-  grpc::CompletionQueue cq;
-  auto call = stub.PrepareUnaryCall(&context, "/reco.v1.Recommender/Recommend", request_buffer, &cq);
-  call->StartCall();
-  grpc::ByteBuffer reply_buffer;
-  RawReply reply;
-  call->Finish(&reply_buffer, &reply.status, nullptr);
-  void* tag;
-  bool ok;
-  cq.Next(&tag, &ok);
-  cq.Shutdown();
-  while (cq.Next(&tag, &ok)) {
-  }
-  std::vector<grpc::Slice> slices;
-  if (reply.status.ok() && reply_buffer.Dump(&slices).ok()) {
-    for (const grpc::Slice& s : slices) reply.bytes.append(reinterpret_cast<const char*>(s.begin()), s.size());
-  }
-  return reply;
+  UnaryReply reply =
+      BlockingUnaryCall(stub, "/reco.v1.Recommender/Recommend", request_bytes, absl::Now() + deadline);
+  return RawReply{reply.status, reply.status.ok() ? reply.Bytes() : std::string()};
 }
 
 RawReply CallRaw(grpc::Channel* channel, const v1::RecommendRequest& request, absl::Duration deadline) {

@@ -15,6 +15,7 @@
 
 #include "core/response_builder.h"
 #include "proto/reco.grpc.pb.h"
+#include "core/test_util.h"
 #include "tests/hostile/hostile_server.h"
 
 namespace reco::hostile {
@@ -191,9 +192,7 @@ TEST_P(HostileDisconnectTest, HostileAndCorrectTrafficMixed) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Modes, HostileDisconnectTest, ::testing::ValuesIn(AllMemoryModes()),
-                         [](const ::testing::TestParamInfo<MemoryMode>& info) {
-                           return std::string(MemoryModeName(info.param));
-                         });
+                         testing::ModeParamName);
 
 }  // namespace
 }  // namespace reco::hostile

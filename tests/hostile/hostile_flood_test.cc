@@ -30,6 +30,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "server/process_metrics.h"
+#include "core/test_util.h"
 #include "tests/hostile/hostile_server.h"
 
 namespace reco::hostile {
@@ -197,9 +198,7 @@ TEST_P(HostileFloodTest, StreamLimitBoundsLeasesAndMemory) {
 }
 
 INSTANTIATE_TEST_SUITE_P(PooledModes, HostileFloodTest, ::testing::Values(MemoryMode::kReuse, MemoryMode::kArenaPool),
-                         [](const ::testing::TestParamInfo<MemoryMode>& info) {
-                           return std::string(MemoryModeName(info.param));
-                         });
+                         testing::ModeParamName);
 
 }  // namespace
 }  // namespace reco::hostile

@@ -6,6 +6,7 @@
 #include <gtest/gtest.h>
 
 #include "core/response_builder.h"
+#include "core/test_util.h"
 #include "tests/hostile/hostile_server.h"
 
 namespace reco::hostile {
@@ -103,9 +104,7 @@ TEST_P(HostileLimitsTest, UnknownFieldsAreIgnored) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Modes, HostileLimitsTest, ::testing::ValuesIn(AllMemoryModes()),
-                         [](const ::testing::TestParamInfo<MemoryMode>& info) {
-                           return std::string(MemoryModeName(info.param));
-                         });
+                         testing::ModeParamName);
 
 }  // namespace
 }  // namespace reco::hostile

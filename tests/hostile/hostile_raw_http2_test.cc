@@ -13,6 +13,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/escaping.h"
 #include "core/response_builder.h"
+#include "core/test_util.h"
 #include "tests/hostile/hostile_server.h"
 
 namespace reco::hostile {
@@ -130,9 +131,7 @@ TEST_P(HostileRawHttp2Test, BytesThatAreNotHttp2CloseTheConnection) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Modes, HostileRawHttp2Test, ::testing::ValuesIn(AllMemoryModes()),
-                         [](const ::testing::TestParamInfo<MemoryMode>& info) {
-                           return std::string(MemoryModeName(info.param));
-                         });
+                         testing::ModeParamName);
 
 }  // namespace
 }  // namespace reco::hostile

@@ -1,6 +1,6 @@
 // The server's thread-shared pieces hammered from many threads at once, without gRPC:
 // MessageStore (every mode), the MeasuredAllocator and its holders, PhaseRecorder and
-// StatsWindow snapshots taken (and reset) while RPCs are "in flight".
+// StatsSnapshotter snapshots taken (and reset) while RPCs are "in flight".
 //
 // This is the test ThreadSanitizer is for (scripts/sanitize.sh tsan). The gRPC-driven
 // tests cannot be judged by TSan here: Debian's libgrpc and libabsl are not
@@ -18,7 +18,8 @@
 #include "core/response_builder.h"
 #include "server/phase_recorder.h"
 #include "server/rpc_meter.h"
-#include "server/stats_window.h"
+#include "server/stats_snapshotter.h"
+#include "core/test_util.h"
 #include "tests/hostile/hostile_server.h"
 
 namespace reco::hostile {
@@ -65,7 +66,7 @@ TEST_P(HostileThreadsTest, StoreLeasesFromManyThreadsWhileStatsAreRead) {
   EXPECT_LE(s.idle, options.max_idle);
 }
 
-TEST_P(HostileThreadsTest, AllocatorHoldersAndStatsWindowsUnderThreads) {
+TEST_P(HostileThreadsTest, AllocatorHoldersAndStatsSnapshotsUnderThreads) {
   if (GetParam() == MemoryMode::kHeap) GTEST_SKIP() << "heap mode installs no allocator";
   MessageStoreOptions options;
   options.max_idle = 3;
@@ -73,7 +74,7 @@ TEST_P(HostileThreadsTest, AllocatorHoldersAndStatsWindowsUnderThreads) {
   RpcMeter meter(/*measure_phases=*/true, /*max_idle_holders=*/3);
   RecommendAllocator* allocator = meter.Wrap(store->allocator());
   PhaseRecorder& recorder = *meter.recorder();
-  StatsWindow window(GetParam(), &recorder, store.get());
+  StatsSnapshotter window(GetParam(), &recorder, store.get());
   std::atomic<bool> done{false};
   std::atomic<int> wrong{0};
   // Windows taken (and reset) while RPCs run: their release counts must add up.
@@ -115,9 +116,7 @@ TEST_P(HostileThreadsTest, AllocatorHoldersAndStatsWindowsUnderThreads) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Modes, HostileThreadsTest, ::testing::ValuesIn(AllMemoryModes()),
-                         [](const ::testing::TestParamInfo<MemoryMode>& info) {
-                           return std::string(MemoryModeName(info.param));
-                         });
+                         testing::ModeParamName);
 
 }  // namespace
 }  // namespace reco::hostile

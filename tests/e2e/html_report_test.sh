@@ -15,7 +15,7 @@ if [ -z "$chromium_bin" ]; then
   exit 1
 fi
 work=$(mktemp -d)
-. "$(dirname "$0")/../scripts/lib/reco_servers.sh"
+. "$(dirname "$0")/../../scripts/lib/reco_servers.sh"
 trap 'stop_reco_servers; rm -rf "$work"' EXIT
 
 targets=()

@@ -3,10 +3,10 @@
 # --tls_ca a short bounded run exits 0 with zero errors; without --tls_ca, or
 # trusting another CA, or checking a name the certificate lacks, it fails fast
 # (exit 3) before any load; an unreadable --tls_ca is a bad flag (exit 2).
-#   client_tls_test.sh RECO_SERVER RECO_LOAD
+#   tests/e2e/tls_test.sh RECO_SERVER RECO_LOAD
 set -uo pipefail
 server=$1 load=$2
-. "$(dirname "$0")/../scripts/lib/reco_servers.sh"
+. "$(dirname "$0")/../../scripts/lib/reco_servers.sh"
 reco_test_dir tmp
 make_cert "$tmp" good other
 

@@ -158,7 +158,7 @@ TEST(ClientLoadRun, OpenLoopSendsAtTheAskedRateAndReportsLag) {
   o.items = 10;
   absl::StatusOr<RunReport> report = RunLoad(o, "test", nullptr);
   ASSERT_TRUE(report.ok()) << report.status();
-  const WindowStats& c = report->targets[0].client;
+  const ClientFigures& c = report->targets[0].client;
   // 200 req/s over 2 s: 400 requests are due in the window; count them, not time them.
   EXPECT_NEAR(static_cast<double>(c.scheduled), 400, 1);
   EXPECT_NEAR(static_cast<double>(c.sent), 400, 0.03 * 400);
@@ -186,7 +186,7 @@ TEST(ClientLoadRun, OpenLoopThatFallsBehindSaysSo) {
   o.items = 1000;
   absl::StatusOr<RunReport> report = RunLoad(o, "test", nullptr);
   ASSERT_TRUE(report.ok()) << report.status();
-  const WindowStats& c = report->targets[0].client;
+  const ClientFigures& c = report->targets[0].client;
   EXPECT_EQ(c.scheduled, 10000u);
   EXPECT_GT(c.unsent, 0u);
   EXPECT_GT(c.schedule_lag.max(), 10'000'000u);

@@ -1,0 +1,44 @@
+# Test helpers for every folder. Included once by the top-level CMakeLists.txt.
+#
+# reco_add_test(NAME SOURCES a.cc ... [LIBS lib ...] [LABELS label ...])
+#   A GoogleTest binary NAME, linked with reco_test_util (core's test helpers, the
+#   counting malloc) and gtest_main. Its test cases are registered one by one
+#   (gtest_discover_tests), named NAME.Suite.Case, so `ctest -N` lists cases and
+#   `ctest -R NAME` still selects the whole binary.
+#
+# reco_add_script_test(NAME COMMAND cmd args... [LABELS label ...])
+#   A script run by CTest (shell or Python), e.g. a CLI test against built binaries.
+#
+# Labels that mean something (ctest -L / -LE):
+#   hostile  hostile and faulty clients against a real server (tests/hostile)
+#   slow     takes a minute or more
+#   tsan     judged under ThreadSanitizer: our own threading, no gRPC server inside
+#            (Debian's libgrpc is not instrumented; see docs/reliability.md).
+#            scripts/sanitize.sh tsan builds the target `tsan_tests` and runs -L tsan.
+# Every test of a binary gets the binary's labels.
+
+add_custom_target(tsan_tests)
+
+function(reco_add_test name)
+  cmake_parse_arguments(ARG "" "" "SOURCES;LIBS;LABELS" ${ARGN})
+  add_executable(${name} ${ARG_SOURCES})
+  target_link_libraries(${name} PRIVATE reco_test_util GTest::gtest_main ${ARG_LIBS})
+  # PRE_TEST: cases are listed when ctest runs, not at build time, so a sanitizer or
+  # fuzz build never runs a test binary while building.
+  set(properties)
+  if(ARG_LABELS)
+    set(properties PROPERTIES LABELS "${ARG_LABELS}")
+  endif()
+  gtest_discover_tests(${name} TEST_PREFIX "${name}." DISCOVERY_MODE PRE_TEST DISCOVERY_TIMEOUT 60 ${properties})
+  if("tsan" IN_LIST ARG_LABELS)
+    add_dependencies(tsan_tests ${name})
+  endif()
+endfunction()
+
+function(reco_add_script_test name)
+  cmake_parse_arguments(ARG "" "" "COMMAND;LABELS" ${ARGN})
+  add_test(NAME ${name} COMMAND ${ARG_COMMAND})
+  if(ARG_LABELS)
+    set_tests_properties(${name} PROPERTIES LABELS "${ARG_LABELS}")
+  endif()
+endfunction()

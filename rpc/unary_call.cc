@@ -1,0 +1,44 @@
+// See unary_call.h.
+#include "rpc/unary_call.h"
+
+#include <vector>
+
+#include <grpcpp/client_context.h>
+#include <grpcpp/completion_queue.h>
+
+namespace reco {
+
+std::string UnaryReply::Bytes() const {
+  std::string out;
+  std::vector<grpc::Slice> slices;
+  if (message.Valid() && message.Dump(&slices).ok()) {
+    for (const grpc::Slice& s : slices) out.append(reinterpret_cast<const char*>(s.begin()), s.size());
+  }
+  return out;
+}
+
+UnaryReply BlockingUnaryCall(grpc::GenericStub& stub, const std::string& method, const grpc::ByteBuffer& request,
+                             absl::Time deadline) {
+  grpc::ClientContext context;
+  context.set_deadline(absl::ToChronoTime(deadline));
+  grpc::CompletionQueue cq;
+  auto call = stub.PrepareUnaryCall(&context, method, request, &cq);
+  call->StartCall();
+  UnaryReply reply;
+  call->Finish(&reply.message, &reply.status, nullptr);
+  void* tag = nullptr;
+  bool ok = false;
+  cq.Next(&tag, &ok);
+  cq.Shutdown();
+  while (cq.Next(&tag, &ok)) {
+  }
+  return reply;
+}
+
+UnaryReply BlockingUnaryCall(grpc::GenericStub& stub, const std::string& method, const std::string& request,
+                             absl::Time deadline) {
+  grpc::Slice slice(request);
+  return BlockingUnaryCall(stub, method, grpc::ByteBuffer(&slice, 1), deadline);
+}
+
+}  // namespace reco

@@ -1,0 +1,45 @@
+// BlockingUnaryCall: one unary call of any method, as raw bytes, waited for on the
+// calling thread -- the control calls around the load (reco_load's probe, the health
+// probe, the tests' byte-for-byte checks), never the load itself.
+//
+// It goes through grpc::GenericStub, so neither side needs generated code for the
+// method (the health-check messages are not installed by Debian's gRPC), and the
+// reply is the message exactly as it came over the wire.
+//
+// Example:
+//   grpc::GenericStub stub(channel);
+//   reco::UnaryReply reply = reco::BlockingUnaryCall(stub, "/reco.v1.Recommender/Recommend",
+//                                                    request.SerializeAsString(),
+//                                                    absl::Now() + absl::Seconds(5));
+//   if (reply.status.ok()) Use(reply.Bytes());
+//
+// Thread-safety: any thread; each call has its own completion queue.
+#ifndef ARENA_GRPC_RPC_UNARY_CALL_H_
+#define ARENA_GRPC_RPC_UNARY_CALL_H_
+
+#include <string>
+
+#include <grpcpp/generic/generic_stub.h>
+#include <grpcpp/support/byte_buffer.h>
+
+#include "absl/time/time.h"
+
+namespace reco {
+
+struct UnaryReply {
+  grpc::Status status;
+  grpc::ByteBuffer message;  // the reply message as received (empty unless OK)
+  // The message's bytes, copied into one string.
+  std::string Bytes() const;
+};
+
+// Sends `request` to `method` ("/package.Service/Method") and waits for the answer or
+// `deadline`.
+UnaryReply BlockingUnaryCall(grpc::GenericStub& stub, const std::string& method, const grpc::ByteBuffer& request,
+                             absl::Time deadline);
+UnaryReply BlockingUnaryCall(grpc::GenericStub& stub, const std::string& method, const std::string& request,
+                             absl::Time deadline);
+
+}  // namespace reco
+
+#endif  // ARENA_GRPC_RPC_UNARY_CALL_H_
