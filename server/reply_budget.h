@@ -1,0 +1,60 @@
+// ReplyBudget: a process-wide byte budget for the replies in flight (issue 10, step 1).
+//
+// Before building a reply the server reserves its estimated memory
+// (core/reply_memory.h); when gRPC releases the call, the reservation goes back. A
+// reservation that would take the bytes in flight past the capacity, or that alone
+// exceeds max_reply_bytes, is refused at once with RESOURCE_EXHAUSTED and a message
+// naming the limit and its flag: never a wait, never an unbounded queue. So the reply
+// memory the server holds is bounded by the capacity, whatever the clients do.
+//
+// Not wired into reco_server yet: the release point for every mode (gRPC's
+// ContextAllocator::Release, which runs after the message holder's Release, heap mode
+// included) and the flags come next.
+//
+// Example:
+//   reco::ReplyBudget budget(/*capacity_bytes=*/256 << 20, /*max_reply_bytes=*/32 << 20);
+//   absl::Status s = budget.Reserve(484096);
+//   if (s.ok()) { ...build and send...; budget.Release(484096); }
+//
+// Thread-safety: every method from any thread at once (atomics, no lock).
+#ifndef ARENA_GRPC_SERVER_REPLY_BUDGET_H_
+#define ARENA_GRPC_SERVER_REPLY_BUDGET_H_
+
+#include <atomic>
+#include <cstdint>
+
+#include "absl/status/status.h"
+
+namespace reco {
+
+class ReplyBudget {
+ public:
+  ReplyBudget(uint64_t capacity_bytes, uint64_t max_reply_bytes)
+      : capacity_(capacity_bytes), max_reply_(max_reply_bytes) {}
+
+  // OK with `bytes` reserved, or RESOURCE_EXHAUSTED with nothing reserved.
+  absl::Status Reserve(uint64_t bytes);
+  // Gives back what one OK Reserve(bytes) took.
+  void Release(uint64_t bytes);
+
+  struct Stats {
+    uint64_t capacity_bytes = 0;
+    uint64_t max_reply_bytes = 0;
+    uint64_t in_use_bytes = 0;  // reserved now
+    uint64_t peak_bytes = 0;    // most reserved at once since start or ResetPeak()
+    uint64_t admitted = 0;      // OK reservations
+    uint64_t refused = 0;       // refused reservations
+  };
+  Stats stats() const;
+  // Starts a new peak from what is reserved now (a stats window's start).
+  void ResetPeak();
+
+ private:
+  const uint64_t capacity_;
+  const uint64_t max_reply_;
+  std::atomic<uint64_t> in_use_{0}, peak_{0}, admitted_{0}, refused_{0};
+};
+
+}  // namespace reco
+
+#endif  // ARENA_GRPC_SERVER_REPLY_BUDGET_H_
