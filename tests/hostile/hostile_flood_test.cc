@@ -9,7 +9,8 @@
 // The test checks, from Stats() and /proc:
 //   - leases in use (sampled all through the flood) never exceed 4 x streams x connections
 //     (96, against the 360 calls started);
-//   - after the flood every lease is back (in_use == 0) and idle <= max_idle;
+//   - after the flood every lease is back (in_use == 0) and idle <= max_idle; in
+//     arena_pool no more than max_idle pooled arenas were ever made;
 //   - every call succeeded with a reply of the expected size (one in 50 compared byte
 //     for byte);
 //   - peak RSS over the flood stays under a bound computed from those limits (below).
@@ -166,6 +167,12 @@ TEST_P(HostileFloodTest, StreamLimitBoundsLeasesAndMemory) {
   }
   EXPECT_EQ(after.store().in_use(), 0u);
   EXPECT_LE(after.store().idle(), kFloodMaxIdle);
+  if (GetParam() == MemoryMode::kArenaPool) {
+    // PooledArenaAllocator's cap: however many calls were open, no more than max_idle
+    // pooled arenas (each with its 512 KiB block) were ever made; the rest got plain
+    // arenas, freed at their release.
+    EXPECT_LE(after.store().created() - after.store().unpooled(), kFloodMaxIdle);
+  }
   EXPECT_EQ(after.store().acquired(), after.store().released());
 
   // Memory bound, from the limits. Per lease in use the process holds at most: the
