@@ -104,6 +104,29 @@ TEST(ResponseBuilderTest, RealisticProfileHasLongTextWithinTwentyToTwoHundredByt
   }
 }
 
+TEST(BuildResponseUnlessStoppedTest, NeverStoppedGivesTheSameBytesAndAsksEveryNItems) {
+  const v1::RecommendRequest request = Request(200, v1::TEXT_PROFILE_REALISTIC);
+  v1::RecommendResponse plain, checked;
+  BuildResponse(request, &plain);
+  int asked = 0;
+  EXPECT_TRUE(BuildResponseUnlessStopped(request, &checked, [&] { return ++asked, false; }, /*check_every=*/16));
+  EXPECT_EQ(checked.SerializeAsString(), plain.SerializeAsString());
+  EXPECT_EQ(asked, 13);  // before items 0, 16, ..., 192
+}
+
+TEST(BuildResponseUnlessStoppedTest, StopsAtTheFirstCheckThatSaysYes) {
+  const v1::RecommendRequest request = Request(200, v1::TEXT_PROFILE_COMPACT);
+  v1::RecommendResponse stopped_at_once, stopped_later;
+  EXPECT_FALSE(BuildResponseUnlessStopped(request, &stopped_at_once, [] { return true; }, 16));
+  EXPECT_EQ(stopped_at_once.items_size(), 0);
+  int asked = 0;
+  EXPECT_FALSE(BuildResponseUnlessStopped(request, &stopped_later, [&] { return ++asked == 3; }, 16));
+  EXPECT_EQ(stopped_later.items_size(), 32);  // items 0..31 built, stopped before item 32
+  v1::RecommendResponse every_item;
+  EXPECT_TRUE(BuildResponseUnlessStopped(request, &every_item, [] { return false; }, /*check_every=*/0));
+  EXPECT_EQ(every_item.items_size(), 200);
+}
+
 TEST(ValidateRequestTest, AcceptsTheLimitAndRejectsPastIt) {
   EXPECT_TRUE(ValidateRequest(Request(kMaxItemCount, v1::TEXT_PROFILE_COMPACT)).ok());
   absl::Status too_many = ValidateRequest(Request(kMaxItemCount + 1, v1::TEXT_PROFILE_COMPACT));

@@ -31,8 +31,9 @@ grpc::ServerUnaryReactor* CeilingService::Recommend(grpc::CallbackServerContext*
                                                     const grpc::ByteBuffer* /*request: ignored*/,
                                                     grpc::ByteBuffer* response) {
   grpc::ServerUnaryReactor* reactor = context->DefaultReactor();
-  MeasuredBuild measured(meter_, context, absl::OkStatus());  // every request gets the reply
+  MeasuredBuild measured(meter_, context);  // every request gets the reply
   *response = reply_;  // a new byte-buffer header over the same static slice: no payload copy
+  measured.Finish(grpc::Status::OK);
   reactor->Finish(grpc::Status::OK);
   return reactor;
 }

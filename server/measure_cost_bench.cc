@@ -40,7 +40,7 @@ void BM_PerRpc(benchmark::State& state) {
       benchmark::ClobberMemory();
       recorder.Record(phase, clock.Elapsed());
     }
-    recorder.CountRpc(true);
+    recorder.CountRpc(grpc::StatusCode::OK);
   }
 }
 BENCHMARK(BM_PerRpc)->Threads(1)->Threads(2);

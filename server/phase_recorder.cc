@@ -20,10 +20,18 @@ void PhaseRecorder::Record(Phase phase, const PhaseSample& sample) {
   totals.allocations += sample.allocations;
 }
 
-void PhaseRecorder::CountRpc(bool ok) {
+void PhaseRecorder::CountRpc(grpc::StatusCode code) {
   Shard& shard = ThisThreadShard();
   std::lock_guard<std::mutex> lock(shard.mu);
-  ++(ok ? shard.totals.rpcs : shard.totals.rpc_errors);
+  Totals& t = shard.totals;
+  if (code == grpc::StatusCode::OK) {
+    ++t.rpcs;
+    return;
+  }
+  ++t.rpc_errors;
+  if (code == grpc::StatusCode::INVALID_ARGUMENT) ++t.invalid;
+  if (code == grpc::StatusCode::RESOURCE_EXHAUSTED) ++t.over_budget;
+  if (code == grpc::StatusCode::CANCELLED || code == grpc::StatusCode::DEADLINE_EXCEEDED) ++t.abandoned;
 }
 
 PhaseRecorder::Totals PhaseRecorder::Snapshot(bool reset) {
@@ -38,9 +46,13 @@ PhaseRecorder::Totals PhaseRecorder::Snapshot(bool reset) {
         shard.totals.phase[p].allocations = AllocationCounts();
       }
     }
-    sum.rpcs += shard.totals.rpcs;
-    sum.rpc_errors += shard.totals.rpc_errors;
-    if (reset) shard.totals.rpcs = shard.totals.rpc_errors = 0;
+    Totals& t = shard.totals;
+    sum.rpcs += t.rpcs;
+    sum.rpc_errors += t.rpc_errors;
+    sum.invalid += t.invalid;
+    sum.over_budget += t.over_budget;
+    sum.abandoned += t.abandoned;
+    if (reset) t.rpcs = t.rpc_errors = t.invalid = t.over_budget = t.abandoned = 0;
   }
   return sum;
 }

@@ -25,6 +25,8 @@
 #include <cstdint>
 #include <mutex>
 
+#include <grpcpp/support/status.h>
+
 #include "core/allocation_counter.h"
 #include "core/latency_histogram.h"
 
@@ -74,11 +76,15 @@ class PhaseRecorder {
   struct Totals {
     std::array<PhaseTotals, kPhaseCount> phase;
     uint64_t rpcs = 0;        // answered OK
-    uint64_t rpc_errors = 0;  // refused with a non-OK status
+    uint64_t rpc_errors = 0;  // finished with a non-OK status (all of the below, and any other)
+    uint64_t invalid = 0;     // of those, INVALID_ARGUMENT: the request failed validation
+    uint64_t over_budget = 0; // RESOURCE_EXHAUSTED: refused by the reply budget
+    uint64_t abandoned = 0;   // CANCELLED or DEADLINE_EXCEEDED: the caller stopped waiting
   };
 
   void Record(Phase phase, const PhaseSample& sample);
-  void CountRpc(bool ok);
+  // Counts one finished call by its status.
+  void CountRpc(grpc::StatusCode code);
   // The window's totals; with reset, zero them afterwards (same lock, per shard).
   Totals Snapshot(bool reset);
 

@@ -11,6 +11,9 @@
 #include "absl/strings/str_cat.h"
 #include "core/response_builder.h"
 #include "server/ceiling_service.h"
+#include "core/allocation_counter.h"
+#include "core/reply_memory.h"
+#include "server/call_reservations.h"
 #include "server/recommender_service.h"
 #include "server/rpc_meter.h"
 #include "server/stats_service.h"
@@ -24,6 +27,8 @@ struct RecoServer::Parts {
   ServerOptions options;
   std::unique_ptr<MessageStore> store;  // null in heap mode: gRPC owns the messages
   std::unique_ptr<RpcMeter> meter;      // after the store: its allocator wraps the store's
+  std::unique_ptr<ReplyBudget> budget;  // null when off; the server's CallReservations use it
+  std::unique_ptr<MemoryTrimmer> trimmer;
   std::unique_ptr<StatsSnapshotter> snapshotter;
   std::unique_ptr<RecommenderService> recommender;
   std::unique_ptr<CeilingService> ceiling;  // instead of recommender in ceiling mode
@@ -47,6 +52,21 @@ absl::Status CheckOptions(const ServerOptions& o) {
   if (o.resource_quota_bytes < 0) {
     return absl::InvalidArgumentError(absl::StrCat("resource_quota_bytes: ", o.resource_quota_bytes, " is negative"));
   }
+  if (o.inflight_budget_bytes != 0) {
+    v1::RecommendRequest default_request;  // 200 realistic items
+    const uint64_t one_default_reply = EstimateReplyBytes(default_request);
+    if (o.max_reply_bytes < one_default_reply) {
+      return absl::InvalidArgumentError(absl::StrCat("max_reply_bytes: ", o.max_reply_bytes,
+                                                     " is below one default 200-item reply (", one_default_reply,
+                                                     " bytes)"));
+    }
+    if (o.inflight_budget_bytes < o.max_reply_bytes) {
+      return absl::InvalidArgumentError(absl::StrCat("inflight_budget_bytes: ", o.inflight_budget_bytes,
+                                                     " is below max_reply_bytes (", o.max_reply_bytes,
+                                                     "): the largest reply allowed could never be admitted"));
+    }
+  }
+  if (o.trim.interval < absl::ZeroDuration()) return absl::InvalidArgumentError("trim_interval: negative");
   if (o.tls_cert_pem.empty() != o.tls_key_pem.empty()) {
     return absl::InvalidArgumentError(o.tls_cert_pem.empty() ? "tls_key_pem without tls_cert_pem: give both or neither"
                                                              : "tls_cert_pem without tls_key_pem: give both or neither");
@@ -76,24 +96,37 @@ absl::StatusOr<std::unique_ptr<RecoServer>> RecoServer::Start(const ServerOption
   auto parts = std::make_unique<Parts>();
   parts->options = options;
   parts->meter = std::make_unique<RpcMeter>(options.measure_phases, options.store.max_idle);
+  parts->trimmer = std::make_unique<MemoryTrimmer>(options.trim, AllocationCounter::MallocName());
 
+  grpc::EnableDefaultHealthCheckService(true);
+  grpc::reflection::InitProtoReflectionServerBuilderPlugin();
+  grpc::ServerBuilder builder;
   if (options.ceiling) {
-    // Nothing to place: one reply, serialized once; no store, no allocator.
+    // Nothing to place: one reply, serialized once; no store, no allocator, no budget.
     parts->ceiling = std::make_unique<CeilingService>(options.ceiling_request, parts->meter.get());
-    parts->snapshotter = std::make_unique<StatsSnapshotter>("ceiling", parts->meter->recorder(), nullptr);
+    parts->snapshotter = std::make_unique<StatsSnapshotter>(
+        "ceiling", StatsSnapshotter::Sources{parts->meter->recorder(), nullptr, nullptr, parts->trimmer.get()});
   } else {
     // heap is gRPC's default path: no store, no allocator. The others install the
     // store's allocator (the pattern in patterns/), wrapped by the meter when measuring.
     if (options.mode != MemoryMode::kHeap) parts->store = MakeMessageStore(options.mode, options.store);
     RecommendAllocator* allocator = parts->store != nullptr ? parts->store->allocator() : nullptr;
-    parts->recommender = std::make_unique<RecommenderService>(parts->meter->Wrap(allocator), parts->meter.get());
-    parts->snapshotter = std::make_unique<StatsSnapshotter>(options.mode, parts->meter->recorder(), parts->store.get());
+    CallReservations* reservations = nullptr;
+    if (options.inflight_budget_bytes != 0) {
+      parts->budget = std::make_unique<ReplyBudget>(options.inflight_budget_bytes, options.max_reply_bytes);
+      auto contexts = std::make_unique<CallReservations>(parts->budget.get());
+      reservations = contexts.get();  // owned by the gRPC server from here on
+      builder.SetContextAllocator(std::move(contexts));
+    }
+    parts->recommender = std::make_unique<RecommenderService>(parts->meter->Wrap(allocator), parts->meter.get(),
+                                                              reservations, options.check_every_items);
+    parts->snapshotter = std::make_unique<StatsSnapshotter>(
+        std::string(MemoryModeName(options.mode)),
+        StatsSnapshotter::Sources{parts->meter->recorder(), parts->store.get(), parts->budget.get(),
+                                  parts->trimmer.get()});
   }
   parts->stats = std::make_unique<StatsService>(parts->snapshotter.get());
 
-  grpc::EnableDefaultHealthCheckService(true);
-  grpc::reflection::InitProtoReflectionServerBuilderPlugin();
-  grpc::ServerBuilder builder;
   // gRPC sets SO_REUSEPORT by default on Linux: a second server could then bind a
   // port already in use and silently share its traffic. A busy port must be an error.
   builder.AddChannelArgument(GRPC_ARG_ALLOW_REUSEPORT, 0);

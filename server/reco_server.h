@@ -37,6 +37,7 @@
 #include "core/message_store.h"
 #include "proto/reco.pb.h"
 #include "proto/stats.pb.h"
+#include "server/memory_trimmer.h"
 
 namespace reco {
 
@@ -54,6 +55,18 @@ struct ServerOptions {
   // services: their handlers run on gRPC's internal executor threads (see
   // docs/server.md); ResourceQuota::SetMaxThreads bounds sync-server threads only.
   int64_t resource_quota_bytes = 0;
+  // The reply budget (reply_budget.h, call_reservations.h): the bytes all replies in
+  // flight may hold, each reserved at its estimate (core/reply_memory.h) before it is
+  // built; a call that does not fit gets RESOURCE_EXHAUSTED at once. 0 turns it off.
+  // The default keeps a server well inside a 1 GiB container. Not used by the ceiling.
+  uint64_t inflight_budget_bytes = uint64_t{256} << 20;
+  // One reply's cap: the largest request (10,000 realistic items, ~24 MB) fits.
+  uint64_t max_reply_bytes = uint64_t{32} << 20;
+  // How often a build asks whether its caller still waits (cancelled, or past the
+  // deadline), in items; 0 asks once, before building.
+  uint32_t check_every_items = 16;
+  // Giving freed memory back to the system (memory_trimmer.h); interval 0: never.
+  TrimOptions trim;
   // Time the build, serialize and release phases (RpcMeter). false installs none of
   // the measurement (RPCs are still counted): for measuring what measuring costs.
   bool measure_phases = true;

@@ -45,6 +45,22 @@ ABSL_FLAG(int64_t, max_concurrent_streams, 256, "HTTP/2 concurrent streams allow
 ABSL_FLAG(int64_t, resource_quota_bytes, 0,
           "gRPC ResourceQuota memory bound in bytes; 0 keeps gRPC's default. (gRPC 1.51 has no thread knob "
           "for callback services: see docs/server.md)");
+ABSL_FLAG(int64_t, inflight_budget_bytes, int64_t{256} << 20,
+          "bytes the replies in flight may hold in all (each reserved at its estimate before it is built); a call "
+          "that does not fit gets RESOURCE_EXHAUSTED at once. 0 turns the budget off (memory then grows with "
+          "connections x streams)");
+ABSL_FLAG(int64_t, max_reply_bytes, int64_t{32} << 20,
+          "one reply's cap, at its estimate; larger requests get RESOURCE_EXHAUSTED (10,000 realistic items "
+          "need about 24 MB)");
+ABSL_FLAG(int64_t, check_every_items, 16,
+          "a build asks every this many items whether its caller still waits (cancelled or past the deadline) "
+          "and stops if not; 0 asks only before building");
+ABSL_FLAG(absl::Duration, trim_interval, absl::Seconds(1),
+          "glibc only: how often to look whether freed memory should go back to the system (malloc_trim); 0 "
+          "never trims");
+ABSL_FLAG(int64_t, trim_threshold_bytes, int64_t{16} << 20,
+          "trim when glibc holds more free bytes than this and the process allocated more than this since the "
+          "last trim");
 ABSL_FLAG(bool, measure, true, "time the build/serialize/release phases per RPC (false: for measuring the cost)");
 ABSL_FLAG(std::string, tls_cert, "",
           "TLS (the spelling of --tls-cert: absl flag names have no '-'): PEM certificate chain file; with "
@@ -91,6 +107,14 @@ reco::ServerOptions OptionsFromFlags() {
   o.max_receive_message_bytes = Bounded(FLAGS_max_receive_message_bytes, "max_receive_message_bytes", 1, 1 << 30);
   o.max_concurrent_streams = Bounded(FLAGS_max_concurrent_streams, "max_concurrent_streams", 1, 1 << 20);
   o.resource_quota_bytes = Bounded(FLAGS_resource_quota_bytes, "resource_quota_bytes", 0, int64_t{1} << 40);
+  o.inflight_budget_bytes =
+      static_cast<uint64_t>(Bounded(FLAGS_inflight_budget_bytes, "inflight_budget_bytes", 0, int64_t{1} << 40));
+  o.max_reply_bytes = static_cast<uint64_t>(Bounded(FLAGS_max_reply_bytes, "max_reply_bytes", 1, int64_t{1} << 40));
+  o.check_every_items = static_cast<uint32_t>(Bounded(FLAGS_check_every_items, "check_every_items", 0, 1 << 20));
+  o.trim.interval = absl::GetFlag(FLAGS_trim_interval);
+  if (o.trim.interval < absl::ZeroDuration()) BadFlag("--trim_interval is negative");
+  o.trim.threshold_bytes =
+      static_cast<uint64_t>(Bounded(FLAGS_trim_threshold_bytes, "trim_threshold_bytes", 1, int64_t{1} << 40));
   o.measure_phases = absl::GetFlag(FLAGS_measure);
   if (absl::GetFlag(FLAGS_shutdown_deadline) < absl::ZeroDuration()) BadFlag("--shutdown_deadline is negative");
   const std::string cert = absl::GetFlag(FLAGS_tls_cert), key = absl::GetFlag(FLAGS_tls_key);
@@ -129,6 +153,11 @@ int main(int argc, char** argv) {
 
   auto server = reco::RecoServer::Start(options);
   if (!server.ok()) {
+    // Options the flags let through but Start refuses (a combination of flags) are
+    // flag errors too: exit 2, the flag named. Anything else (a busy port): exit 1.
+    if (server.status().code() == absl::StatusCode::kInvalidArgument) {
+      BadFlag(absl::StrCat("--", server.status().message()));
+    }
     std::cerr << "reco_server: " << server.status().message() << "\n";
     return 1;
   }

@@ -1,36 +1,51 @@
 // RecommenderService: reco.v1.Recommender on gRPC's callback API -- ONE handler for
-// every memory mode.
+// every memory mode, bounded in the memory it holds.
 //
 // The memory mode is decided outside the handler, by the allocator given to the
 // constructor: null for heap (gRPC's default path: plain messages, every sub-message
 // and string on the heap), else the mode's grpc::MessageAllocator (core's
 // MessageStore: reuse, arena or arena_pool), installed here so that it cannot be
-// forgotten. The handler validates the request (INVALID_ARGUMENT with the
-// validator's message), builds the response into whatever message gRPC hands it, and
-// finishes: gRPC's callback greeter plus one line of measurement (MeasuredBuild, see
-// rpc_meter.h). That is the point of the project: the memory mode is a deployment
+// forgotten. That is the point of the project: the memory mode is a deployment
 // choice, not a code change in the handler.
+//
+// What the handler does, in order (each step is a line of Recommend):
+//   1. validate the request: INVALID_ARGUMENT with the validator's message;
+//   2. reserve the reply's estimated bytes (core/reply_memory.h) from the server's
+//      reply budget (call_reservations.h): RESOURCE_EXHAUSTED at once when spent --
+//      never a wait -- so the replies in flight never hold more than the budget;
+//   3. build, asking "is anyone still waiting?" (cancelled, or past the deadline)
+//      before the first item and every `check_every_items` items: an abandoned call
+//      finishes with CANCELLED / DEADLINE_EXCEEDED and gRPC releases its messages;
+//   4. finish. Measurement is two lines around it (MeasuredBuild, see rpc_meter.h).
 //
 // Example:
 //   reco::RpcMeter meter(/*measure_phases=*/true, 64);
-//   reco::RecommenderService service(meter.Wrap(store->allocator()), &meter);
+//   reco::RecommenderService service(meter.Wrap(store->allocator()), &meter,
+//                                    reservations /*null: no budget*/, /*check_every_items=*/16);
 //   builder.RegisterService(&service);
 //
-// Thread-safety: Recommend() runs on gRPC's threads, many at once. The allocator and
-// the meter must outlive the server.
+// Thread-safety: Recommend() runs on gRPC's threads, many at once. The allocator,
+// the meter and the reservations must outlive the server.
 #ifndef ARENA_GRPC_SERVER_RECOMMENDER_SERVICE_H_
 #define ARENA_GRPC_SERVER_RECOMMENDER_SERVICE_H_
 
+#include <cstdint>
+
 #include "core/message_store.h"
 #include "proto/reco.grpc.pb.h"
+#include "server/call_reservations.h"
 #include "server/rpc_meter.h"
 
 namespace reco {
 
 class RecommenderService final : public v1::Recommender::CallbackService {
  public:
-  // allocator: null for heap.
-  RecommenderService(RecommendAllocator* allocator, RpcMeter* meter) : meter_(meter) {
+  // allocator: null for heap. reservations: null builds every valid request (no
+  // budget); else it must be the server's context allocator. check_every_items: how
+  // often the build asks whether the caller still waits (0: only before building).
+  RecommenderService(RecommendAllocator* allocator, RpcMeter* meter, CallReservations* reservations,
+                     uint32_t check_every_items)
+      : meter_(meter), reservations_(reservations), check_every_items_(check_every_items) {
     if (allocator != nullptr) SetMessageAllocatorFor_Recommend(allocator);
   }
 
@@ -38,7 +53,15 @@ class RecommenderService final : public v1::Recommender::CallbackService {
                                       v1::RecommendResponse* response) override;
 
  private:
+  // Steps 1 and 2: OK, or the status to refuse the call with.
+  grpc::Status Admit(grpc::CallbackServerContext* context, const v1::RecommendRequest& request);
+  // Step 3: OK with *response built, or CANCELLED / DEADLINE_EXCEEDED.
+  grpc::Status BuildWhileAwaited(grpc::CallbackServerContext* context, const v1::RecommendRequest& request,
+                                 v1::RecommendResponse* response);
+
   RpcMeter* const meter_;
+  CallReservations* const reservations_;
+  const uint32_t check_every_items_;
 };
 
 }  // namespace reco

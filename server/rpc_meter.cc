@@ -16,9 +16,10 @@ std::unique_ptr<grpc::experimental::ServerInterceptorFactoryInterface> RpcMeter:
   return std::make_unique<SerializeTimerFactory>(&recorder_);
 }
 
-MeasuredBuild::~MeasuredBuild() {
+void MeasuredBuild::Finish(const grpc::Status& status) {
+  finished_ = true;
   PhaseRecorder* recorder = meter_->recorder();
-  if (clock_) {
+  if (clock_ && status.ok()) {
     PhaseSample build = clock_->Elapsed();
     if (meter_->wraps_allocator()) {
       // The wrapper's holder is this call's allocator state (see measured_allocator.h).
@@ -28,7 +29,7 @@ MeasuredBuild::~MeasuredBuild() {
     }
     recorder->Record(Phase::kBuild, build);
   }
-  recorder->CountRpc(ok_);
+  recorder->CountRpc(status.error_code());
 }
 
 }  // namespace reco

@@ -2,22 +2,24 @@
 // switch, and MeasuredBuild, the one line a handler needs for it.
 //
 // Measuring (measure_phases = true) means, per Recommend call:
-//   build      the handler's work after validation (MeasuredBuild's lifetime), plus
+//   build      the handler's work (from MeasuredBuild's construction to its Finish()), plus
 //              what the allocator's AllocateMessages() cost (MeasuredAllocator)
 //   serialize  gRPC's serialization of the reply (SerializeTimer, an interceptor)
 //   release    the allocator holder's Release() (MeasuredAllocator)
 // each as wall time and this thread's allocations, into the PhaseRecorder.
 // Off means none of that exists: no clock is read, no interceptor or wrapper is
 // installed, the service gets the memory mode's allocator itself. Calls are counted
-// either way (answered OK / refused): every per-RPC figure divides by that count.
+// either way, by status (OK, invalid, over budget, abandoned): every per-RPC figure
+// divides by the OK count.
 //
 // Example (wiring; see RecoServer::Start):
 //   reco::RpcMeter meter(/*measure_phases=*/true, /*max_idle_holders=*/64);
 //   reco::RecommenderService service(meter.Wrap(store->allocator()), &meter);
 //   if (auto timer = meter.NewSerializeTimer()) interceptors.push_back(std::move(timer));
 // and in a handler:
-//   absl::Status valid = ValidateRequest(*request);
-//   reco::MeasuredBuild measured(meter_, context, valid);   // the one line
+//   reco::MeasuredBuild measured(meter_, context);   // first line
+//   ...admit and build, giving `status`...
+//   measured.Finish(status);                         // before reactor->Finish(status)
 //
 // Thread-safety: Wrap() and NewSerializeTimer() before the server starts; the rest
 // from any thread. The meter must outlive the server.
@@ -65,21 +67,25 @@ class RpcMeter {
   std::unique_ptr<MeasuredAllocator> measured_allocator_;
 };
 
-// MeasuredBuild: lives in the handler from validation to the end. It counts the call
-// (OK when `verdict` is OK, refused otherwise) and, when measuring and OK, records the
-// build phase and asks for the release phase to be timed.
+// MeasuredBuild: lives in the handler from its first line to Finish(status), which
+// counts the call by its status and, when measuring and OK, records the build phase
+// and asks for the release phase to be timed. A refused or abandoned call records no
+// build sample (its partial work shows in the process figures).
 //
-// It must be destroyed before the handler returns, which a local variable is: with
-// ctx->DefaultReactor(), Finish() inside the handler only records the status, and gRPC
-// serializes and sends the reply (and may release the messages) after the handler has
-// returned -- after this object's last look at the call's allocator state.
+// Finish() must run before the handler returns (before reactor->Finish() is the
+// simplest): with ctx->DefaultReactor(), gRPC serializes and sends the reply and may
+// release the messages after the handler has returned -- after this object's last look
+// at the call's allocator state. A MeasuredBuild destroyed without Finish() counts the
+// call as UNKNOWN.
 class MeasuredBuild {
  public:
-  MeasuredBuild(RpcMeter* meter, grpc::CallbackServerContext* context, const absl::Status& verdict)
-      : meter_(meter), context_(context), ok_(verdict.ok()) {
-    if (meter_->measuring() && ok_) clock_.emplace();
+  MeasuredBuild(RpcMeter* meter, grpc::CallbackServerContext* context) : meter_(meter), context_(context) {
+    if (meter_->measuring()) clock_.emplace();
   }
-  ~MeasuredBuild();
+  void Finish(const grpc::Status& status);
+  ~MeasuredBuild() {
+    if (!finished_) Finish(grpc::Status(grpc::StatusCode::UNKNOWN, "handler returned without a status"));
+  }
 
   MeasuredBuild(const MeasuredBuild&) = delete;
   MeasuredBuild& operator=(const MeasuredBuild&) = delete;
@@ -87,8 +93,8 @@ class MeasuredBuild {
  private:
   RpcMeter* const meter_;
   grpc::CallbackServerContext* const context_;
-  const bool ok_;
-  std::optional<PhaseClock> clock_;  // only when measuring an answered call
+  bool finished_ = false;
+  std::optional<PhaseClock> clock_;  // only when measuring
 };
 
 }  // namespace reco

@@ -24,11 +24,8 @@ void ToProto(const PhaseRecorder::PhaseTotals& totals, v1::PhaseStats* out) {
 
 }  // namespace
 
-StatsSnapshotter::StatsSnapshotter(MemoryMode mode, PhaseRecorder* recorder, const MessageStore* store)
-    : StatsSnapshotter(std::string(MemoryModeName(mode)), recorder, store) {}
-
-StatsSnapshotter::StatsSnapshotter(std::string mode_name, PhaseRecorder* recorder, const MessageStore* store)
-    : mode_name_(std::move(mode_name)), recorder_(recorder), store_(store), malloc_name_(AllocationCounter::MallocName()) {
+StatsSnapshotter::StatsSnapshotter(std::string mode_name, Sources sources)
+    : mode_name_(std::move(mode_name)), sources_(sources), malloc_name_(AllocationCounter::MallocName()) {
   ResetPeakRss();
   baseline_ = TakeBaseline();
 }
@@ -38,7 +35,9 @@ StatsSnapshotter::Baseline StatsSnapshotter::TakeBaseline() const {
   b.start = std::chrono::steady_clock::now();
   b.process_allocations = AllocationCounter::Process();
   b.process = ReadProcessMetrics();
-  if (store_ != nullptr) b.store = store_->Stats();
+  if (sources_.store != nullptr) b.store = sources_.store->Stats();
+  if (sources_.budget != nullptr) b.budget = sources_.budget->stats();
+  if (sources_.trimmer != nullptr) b.trim = sources_.trimmer->stats();
   return b;
 }
 
@@ -47,7 +46,7 @@ v1::StatsSnapshot StatsSnapshotter::Snapshot(bool reset) {
   v1::StatsSnapshot s;
   // Read the totals first and the process figures right after, so both cover
   // (nearly) the same span.
-  PhaseRecorder::Totals totals = recorder_->Snapshot(reset);
+  PhaseRecorder::Totals totals = sources_.recorder->Snapshot(reset);
   Baseline now = TakeBaseline();
 
   s.set_mode(mode_name_);
@@ -56,6 +55,9 @@ v1::StatsSnapshot StatsSnapshotter::Snapshot(bool reset) {
   s.set_window_seconds(std::chrono::duration<double>(now.start - baseline_.start).count());
   s.set_rpcs(totals.rpcs);
   s.set_rpc_errors(totals.rpc_errors);
+  s.set_rpc_invalid(totals.invalid);
+  s.set_rpc_over_budget(totals.over_budget);
+  s.set_rpc_abandoned(totals.abandoned);
   ToProto(totals.phase[static_cast<int>(Phase::kBuild)], s.mutable_build());
   ToProto(totals.phase[static_cast<int>(Phase::kSerialize)], s.mutable_serialize());
   ToProto(totals.phase[static_cast<int>(Phase::kRelease)], s.mutable_release());
@@ -73,7 +75,27 @@ v1::StatsSnapshot StatsSnapshotter::Snapshot(bool reset) {
   mh->set_free_bytes(heap.free_bytes);
   mh->set_releasable_bytes(heap.releasable_bytes);
 
-  if (store_ != nullptr) {
+  if (sources_.budget != nullptr) {
+    const ReplyBudget::Stats& cur = now.budget;
+    v1::BudgetStats* b = s.mutable_budget();
+    b->set_enabled(true);
+    b->set_capacity_bytes(cur.capacity_bytes);
+    b->set_max_reply_bytes(cur.max_reply_bytes);
+    b->set_in_use_bytes(cur.in_use_bytes);
+    b->set_peak_bytes(cur.peak_bytes);
+    b->set_admitted(cur.admitted - baseline_.budget.admitted);
+    b->set_refused(cur.refused - baseline_.budget.refused);
+  }
+  if (sources_.trimmer != nullptr && sources_.trimmer->enabled()) {
+    const MemoryTrimmer::Stats& cur = now.trim;
+    v1::TrimStats* t = s.mutable_trim();
+    t->set_enabled(true);
+    t->set_trims(cur.trims - baseline_.trim.trims);
+    t->set_trim_seconds(cur.trim_seconds - baseline_.trim.trim_seconds);
+    t->set_rss_bytes_returned(cur.rss_bytes_returned - baseline_.trim.rss_bytes_returned);
+  }
+
+  if (sources_.store != nullptr) {
     const MessageStoreStats& cur = now.store;
     const MessageStoreStats& base = baseline_.store;
     v1::StoreStats* st = s.mutable_store();
@@ -93,6 +115,7 @@ v1::StatsSnapshot StatsSnapshotter::Snapshot(bool reset) {
 
   if (reset) {
     ResetPeakRss();
+    if (sources_.budget != nullptr) sources_.budget->ResetPeak();
     baseline_ = TakeBaseline();
   }
   return s;

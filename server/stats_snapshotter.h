@@ -7,13 +7,12 @@
 // leases, in_use) are read as they are now; the peak RSS restarts at a reset.
 //
 // Example:
-//   reco::StatsSnapshotter snapshotter(reco::MemoryMode::kArenaPool, &recorder,
-//                                      store.get());
+//   reco::StatsSnapshotter snapshotter("arena_pool", {&recorder, store.get(), &budget, &trimmer});
 //   reco::v1::StatsSnapshot s = snapshotter.Snapshot(/*reset=*/true);
 //   s.rpcs()   // Recommend RPCs answered OK since the window started
 //
 // Thread-safety: Snapshot() may be called from any thread; concurrent snapshots are
-// serialized. recorder and store (null in heap mode) must outlive the snapshotter.
+// serialized. The sources must outlive the snapshotter.
 #ifndef ARENA_GRPC_SERVER_STATS_SNAPSHOTTER_H_
 #define ARENA_GRPC_SERVER_STATS_SNAPSHOTTER_H_
 
@@ -25,15 +24,23 @@
 #include "core/message_store.h"
 #include "proto/stats.pb.h"
 #include "server/phase_recorder.h"
+#include "server/memory_trimmer.h"
 #include "server/process_metrics.h"
+#include "server/reply_budget.h"
 
 namespace reco {
 
 class StatsSnapshotter {
  public:
-  StatsSnapshotter(MemoryMode mode, PhaseRecorder* recorder, const MessageStore* store);
-  // A server-level mode that is not a MemoryMode ("ceiling"); store may be null.
-  StatsSnapshotter(std::string mode_name, PhaseRecorder* recorder, const MessageStore* store);
+  // What the snapshots read; only the recorder is required.
+  struct Sources {
+    PhaseRecorder* recorder = nullptr;
+    const MessageStore* store = nullptr;    // null in heap and ceiling modes
+    ReplyBudget* budget = nullptr;          // null without a reply budget
+    const MemoryTrimmer* trimmer = nullptr; // null without trimming
+  };
+  // mode_name: a MemoryModeName, or "ceiling".
+  StatsSnapshotter(std::string mode_name, Sources sources);
   v1::StatsSnapshot Snapshot(bool reset);
 
  private:
@@ -42,12 +49,13 @@ class StatsSnapshotter {
     AllocationCounts process_allocations;
     ProcessMetrics process;
     MessageStoreStats store;
+    ReplyBudget::Stats budget;
+    MemoryTrimmer::Stats trim;
   };
   Baseline TakeBaseline() const;
 
   const std::string mode_name_;
-  PhaseRecorder* const recorder_;
-  const MessageStore* const store_;
+  const Sources sources_;
   const std::string malloc_name_;
   std::mutex mu_;
   Baseline baseline_;

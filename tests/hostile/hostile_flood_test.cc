@@ -67,6 +67,7 @@ TEST_P(HostileFloodTest, StreamLimitBoundsLeasesAndMemory) {
   options.mode = GetParam();
   options.store.max_idle = kFloodMaxIdle;
   options.max_concurrent_streams = kStreamsPerConnection;
+  options.inflight_budget_bytes = 0;  // the stream limit alone (the budget: hostile_budget_test)
   auto started = RecoServer::Start(options);
   ASSERT_TRUE(started.ok()) << started.status();
   RecoServer& server = **started;

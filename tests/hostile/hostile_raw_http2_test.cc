@@ -19,20 +19,6 @@
 namespace reco::hostile {
 namespace {
 
-// Runs the raw client for one case and returns its JSON report.
-nlohmann::json RunRawClient(int port, const std::string& which) {
-  std::string command = absl::StrCat("/usr/bin/python3 ", RECO_RAW_HTTP2_CLIENT, " ", port, " ", which);
-  FILE* pipe = popen(command.c_str(), "r");
-  if (pipe == nullptr) return nlohmann::json();
-  std::string out;
-  char buf[4096];
-  while (size_t n = fread(buf, 1, sizeof buf, pipe)) out.append(buf, n);
-  int rc = pclose(pipe);
-  EXPECT_EQ(rc, 0) << command << " printed: " << out;
-  if (out.empty()) return nlohmann::json::object();  // abrupt_close_mid_response prints nothing
-  return nlohmann::json::parse(out, nullptr, /*allow_exceptions=*/false);
-}
-
 // What the raw client's fixed valid request must get back.
 std::string ExpectedForRawClient() {
   v1::RecommendRequest r;
@@ -50,7 +36,7 @@ class HostileRawHttp2Test : public ::testing::TestWithParam<MemoryMode> {
     ASSERT_NE(server_, nullptr);
     channel_ = ChannelTo(*server_);
   }
-  nlohmann::json Run(const std::string& which) { return RunRawClient(server_->port(), which); }
+  nlohmann::json Run(const std::string& which) { return RunRawHttp2Client(server_->port(), which); }
   int GrpcStatus(const nlohmann::json& j) { return j.value("grpc_status", nlohmann::json(-1)).is_number() ? j["grpc_status"].get<int>() : -1; }
 
   std::unique_ptr<RecoServer> server_;

@@ -2,6 +2,7 @@
 #include "tests/hostile/hostile_server.h"
 
 #include <atomic>
+#include <cstdio>
 #include <chrono>
 #include <thread>
 #include <vector>
@@ -50,14 +51,28 @@ v1::RecommendRequest Request(uint32_t items, v1::TextProfile profile, uint64_t s
 
 std::string ExpectedBytes(const v1::RecommendRequest& request) { return testing::ExpectedBytes(request); }
 
+nlohmann::json RunRawHttp2Client(int port, const std::string& args) {
+  std::string command = absl::StrCat("/usr/bin/python3 ", RECO_RAW_HTTP2_CLIENT, " ", port, " ", args);
+  FILE* pipe = popen(command.c_str(), "r");
+  if (pipe == nullptr) return nlohmann::json();
+  std::string out;
+  char buf[4096];
+  while (size_t n = fread(buf, 1, sizeof buf, pipe)) out.append(buf, n);
+  int rc = pclose(pipe);
+  EXPECT_EQ(rc, 0) << command << " printed: " << out;
+  if (out.empty()) return nlohmann::json::object();  // abrupt_close_mid_response prints nothing
+  return nlohmann::json::parse(out, nullptr, /*allow_exceptions=*/false);
+}
+
 namespace {
 
-// True once every lease is back; sanitizer builds can take seconds to drain.
+// True once every lease and every reply reservation is back; sanitizer builds can
+// take seconds to drain.
 bool Settled(RecoServer& server, v1::StatsSnapshot* out) {
   auto give_up = std::chrono::steady_clock::now() + std::chrono::seconds(20);
   while (true) {
     *out = server.Stats(/*reset=*/false);
-    if (out->store().in_use() == 0) return true;
+    if (out->store().in_use() == 0 && out->budget().in_use_bytes() == 0) return true;
     if (std::chrono::steady_clock::now() > give_up) return false;
     std::this_thread::sleep_for(std::chrono::milliseconds(10));
   }
@@ -65,7 +80,8 @@ bool Settled(RecoServer& server, v1::StatsSnapshot* out) {
 
 void ExpectStoreWhole(RecoServer& server, const std::string& when) {
   v1::StatsSnapshot s;
-  EXPECT_TRUE(Settled(server, &s)) << when << ": " << s.store().in_use() << " leases still out after 20 s";
+  EXPECT_TRUE(Settled(server, &s)) << when << ": " << s.store().in_use() << " leases and "
+                                   << s.budget().in_use_bytes() << " budget bytes still out after 20 s";
   EXPECT_EQ(s.store().acquired(), s.store().released()) << when;
   EXPECT_LE(s.store().idle(), kMaxIdle) << when;
 }

@@ -7,6 +7,7 @@
 //   - the store has every lease back: in_use == 0, acquired == released in the
 //     window, and no more than max_idle leases parked (heap mode has no store: gRPC
 //     owns its messages, and only LeakSanitizer can judge it);
+//   - the reply budget has every reservation back (in_use_bytes == 0);
 //   - a correct request still gets exactly BuildResponse's bytes.
 // Leaks are LeakSanitizer's to find: run these tests in the ASan build
 // (scripts/sanitize.sh asan -R hostile).
@@ -26,6 +27,7 @@
 #include <string>
 
 #include <grpcpp/grpcpp.h>
+#include <nlohmann/json.hpp>
 
 #include "absl/time/time.h"
 #include "core/message_store.h"
@@ -53,6 +55,11 @@ Reply CallBytes(grpc::Channel* channel, const std::string& request_bytes, absl::
 v1::RecommendRequest Request(uint32_t items, v1::TextProfile profile, uint64_t seed = 1);
 // BuildResponse's message for `request`, serialized: what a correct server sends.
 std::string ExpectedBytes(const v1::RecommendRequest& request);
+
+// Runs raw_http2_client.py (python3-h2) against 127.0.0.1:port with `args` (its case
+// and the case's arguments) and returns its JSON report; an empty object when it
+// printed nothing, a test failure when it exited non-zero.
+nlohmann::json RunRawHttp2Client(int port, const std::string& args);
 
 // Waits (up to 20 s: sanitizer builds are slow) for the server to settle, then
 // asserts it is whole (see the top of this file). `after` names what came before,

@@ -74,7 +74,7 @@ TEST_P(HostileThreadsTest, AllocatorHoldersAndStatsSnapshotsUnderThreads) {
   RpcMeter meter(/*measure_phases=*/true, /*max_idle_holders=*/3);
   RecommendAllocator* allocator = meter.Wrap(store->allocator());
   PhaseRecorder& recorder = *meter.recorder();
-  StatsSnapshotter window(GetParam(), &recorder, store.get());
+  StatsSnapshotter window(std::string(MemoryModeName(GetParam())), {&recorder, store.get()});
   std::atomic<bool> done{false};
   std::atomic<int> wrong{0};
   // Windows taken (and reset) while RPCs run: their release counts must add up.
@@ -98,7 +98,7 @@ TEST_P(HostileThreadsTest, AllocatorHoldersAndStatsSnapshotsUnderThreads) {
         *holder->request() = r;
         BuildResponse(*holder->request(), holder->response());
         if (holder->response()->SerializeAsString() != ExpectedBytes(r)) ++wrong;
-        recorder.CountRpc(true);
+        recorder.CountRpc(grpc::StatusCode::OK);
         holder->RecordReleasePhase();
         holder->Release();
       }

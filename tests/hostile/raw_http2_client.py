@@ -183,6 +183,40 @@ def main():
             if c.read_once():
                 break
         os._exit(0)  # no close(), no GOAWAY: the kernel resets the connection
+    elif case == "never_read_flood":
+        # raw_http2_client.py PORT never_read_flood STREAMS ITEMS HOLD_SECONDS
+        # STREAMS calls of ITEMS realistic items with a stream window of 0: the server
+        # can send headers and trailers (not flow-controlled) but no reply byte. Holds
+        # the connection HOLD_SECONDS, then drops it without a GOAWAY. Reports how the
+        # calls were answered meanwhile.
+        streams, items, hold = int(sys.argv[3]), int(sys.argv[4]), float(sys.argv[5])
+        c.conn.update_settings({h2.settings.SettingCodes.INITIAL_WINDOW_SIZE: 0})
+        c.flush()
+        big = grpc_frame(request_bytes(items=items, profile=0))
+        sids = [c.send(headers(), big) for _ in range(streams)]
+        c.sock.settimeout(0.2)
+        import time
+        end = time.monotonic() + hold
+        closed = None
+        while time.monotonic() < end and not closed:
+            closed = c.read_once()
+            if closed == "timeout":
+                closed = None
+        statuses = {}
+        messages = set()
+        unanswered = 0
+        for sid in sids:
+            h = c.streams[sid]["headers"]
+            if "grpc-status" in h:
+                statuses[h["grpc-status"]] = statuses.get(h["grpc-status"], 0) + 1
+                if h.get("grpc-message"):
+                    messages.add(h["grpc-message"])
+            else:
+                unanswered += 1
+        out = {"statuses": statuses, "unanswered": unanswered, "closed": closed,
+               "messages": sorted(messages)[:3]}
+        print(json.dumps(out), flush=True)
+        os._exit(0)  # no close(), no GOAWAY
     elif case == "garbage_preface":
         s = socket.create_connection(("127.0.0.1", port), timeout=20)
         s.sendall(b"GET / HTTP/1.1\r\nHost: x\r\n\r\n" + bytes(range(256)) * 4)

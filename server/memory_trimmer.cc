@@ -1,0 +1,60 @@
+// See memory_trimmer.h.
+#include "server/memory_trimmer.h"
+
+#include <malloc.h>
+
+#include <chrono>
+
+#include "core/allocation_counter.h"
+#include "server/process_metrics.h"
+
+namespace reco {
+
+MemoryTrimmer::MemoryTrimmer(TrimOptions options, const std::string& malloc_name)
+    : options_(options), enabled_(options.interval > absl::ZeroDuration() && malloc_name == "glibc") {
+  if (enabled_) thread_ = std::thread([this] { Run(); });
+}
+
+MemoryTrimmer::~MemoryTrimmer() {
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    stopping_ = true;
+  }
+  wake_.notify_all();
+  if (thread_.joinable()) thread_.join();
+}
+
+MemoryTrimmer::Stats MemoryTrimmer::stats() const {
+  std::lock_guard<std::mutex> lock(mu_);
+  return stats_;
+}
+
+bool MemoryTrimmer::TrimIfWorthIt() {
+  if (!enabled_) return false;
+  std::lock_guard<std::mutex> lock(mu_);
+  const uint64_t allocated = AllocationCounter::Process().bytes;
+  if (allocated - allocated_at_last_trim_ <= options_.threshold_bytes) return false;
+  if (ReadGlibcHeap("glibc").free_bytes <= options_.threshold_bytes) return false;
+  const uint64_t rss_before = ReadProcessMetrics().rss_bytes;
+  const auto start = std::chrono::steady_clock::now();
+  malloc_trim(0);
+  stats_.trim_seconds += std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  const uint64_t rss_after = ReadProcessMetrics().rss_bytes;
+  ++stats_.trims;
+  // Free pages inside chunks go back by madvise, which lowers RSS but not glibc's
+  // free-byte count: RSS is the figure that shows what was given back.
+  if (rss_before > rss_after) stats_.rss_bytes_returned += rss_before - rss_after;
+  allocated_at_last_trim_ = AllocationCounter::Process().bytes;
+  return true;
+}
+
+void MemoryTrimmer::Run() {
+  std::unique_lock<std::mutex> lock(mu_);
+  while (!wake_.wait_for(lock, absl::ToChronoNanoseconds(options_.interval), [this] { return stopping_; })) {
+    lock.unlock();
+    TrimIfWorthIt();
+    lock.lock();
+  }
+}
+
+}  // namespace reco

@@ -1,0 +1,245 @@
+// The memory a flood can make the server hold is bounded by the reply budget
+// (--inflight_budget_bytes), in every memory mode, and work nobody waits for is
+// dropped. Against an in-process server on 127.0.0.1 with a 96 MiB budget (four
+// 10,000-item replies at their 24 MB estimate):
+//   - ReadingFlood: 2 connections x 128 calls of 10,000 realistic items, started at
+//     once. Every call ends OK or RESOURCE_EXHAUSTED naming the flag; the budget's
+//     peak never passes its capacity; refusals are counted in the stats as such; the
+//     process's peak RSS rises by less than the budget plus a fixed overhead; after it,
+//     every reservation is back and a correct request gets the exact bytes.
+//   - NeverReadingClient: a raw HTTP/2 client (raw_http2_client.py never_read_flood)
+//     asks for 64 such replies with a stream window of 0, so no reply byte can leave,
+//     holds the connection 3 s and drops it. The server holds at most the budget's
+//     worth meanwhile, refuses the rest at once (trailers are not flow-controlled, so
+//     the client sees them), and gives everything back when the client is gone.
+//   - DeadlineStorm: 64 calls of 10,000 items with 1 ms deadlines. At most a handful
+//     of complete replies get built (the build checks the deadline before the first
+//     item and every 16 items); the rest are counted as abandoned or refused.
+// Counts and bytes only, no timings. The default budget (256 MiB) and floods of 1, 2
+// and 4 connections x 256 calls are scripts/flood.sh's (docs/reliability.md).
+#include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <memory>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include <grpcpp/generic/generic_stub.h>
+#include <grpcpp/grpcpp.h>
+#include <gtest/gtest.h>
+
+#include "core/reply_memory.h"
+#include "core/test_util.h"
+#include "server/process_metrics.h"
+#include "tests/hostile/hostile_server.h"
+
+namespace reco::hostile {
+namespace {
+
+constexpr uint64_t kBudget = uint64_t{96} << 20;
+constexpr uint32_t kItems = 10000;
+// What the process may hold beyond the budget during a flood: gRPC's per-call and
+// transport memory for 256 calls, the in-process client's receive buffers, and glibc's
+// rounding. Measured peak RSS rise: see the test's output (printed on every run).
+constexpr uint64_t kOverhead = uint64_t{96} << 20;
+
+struct Call {
+  grpc::ClientContext context;
+  grpc::ByteBuffer response;
+  grpc::Status status;
+  std::unique_ptr<grpc::GenericClientAsyncResponseReader> reader;
+};
+
+// Starts `count` Recommend calls spread over `stubs` on `cq`, each with `deadline`.
+std::vector<std::unique_ptr<Call>> StartCalls(std::vector<std::unique_ptr<grpc::GenericStub>>& stubs,
+                                              grpc::CompletionQueue* cq, const std::string& request_bytes, int count,
+                                              std::chrono::system_clock::time_point deadline) {
+  std::vector<std::unique_ptr<Call>> calls;
+  for (int i = 0; i < count; ++i) {
+    auto call = std::make_unique<Call>();
+    call->context.set_deadline(deadline);
+    grpc::Slice slice(request_bytes);
+    grpc::ByteBuffer buffer(&slice, 1);
+    call->reader = stubs[i % stubs.size()]->PrepareUnaryCall(&call->context, "/reco.v1.Recommender/Recommend",
+                                                             buffer, cq);
+    call->reader->StartCall();
+    call->reader->Finish(&call->response, &call->status, call.get());
+    calls.push_back(std::move(call));
+  }
+  return calls;
+}
+
+// Waits for every call; the replies are dropped as they come (the client keeps none).
+void AwaitAll(grpc::CompletionQueue* cq, size_t count) {
+  for (size_t done = 0; done < count; ++done) {
+    void* tag = nullptr;
+    bool ok = false;
+    ASSERT_TRUE(cq->Next(&tag, &ok));
+    static_cast<Call*>(tag)->response.Clear();
+  }
+}
+
+class HostileBudgetTest : public ::testing::TestWithParam<MemoryMode> {
+ protected:
+  void SetUp() override { StartServer(kBudget); }
+
+  // (Re)starts server_ with this budget (0: none), warmed up, its stats reset.
+  void StartServer(uint64_t budget) {
+    server_.reset();
+    ServerOptions options;
+    options.listen = "127.0.0.1:0";
+    options.mode = GetParam();
+    options.store.max_idle = kMaxIdle;
+    options.inflight_budget_bytes = budget;
+    auto started = RecoServer::Start(options);
+    ASSERT_TRUE(started.ok()) << started.status();
+    server_ = std::move(*started);
+    channel_ = ChannelTo(*server_);
+    // Warm up: the baseline RSS then includes what any run has (one whole reply).
+    Reply warm = CallBytes(channel_.get(), Request(kItems, v1::TEXT_PROFILE_REALISTIC).SerializeAsString(),
+                           absl::Seconds(60));
+    ASSERT_TRUE(warm.status.ok()) << warm.status.error_message();
+    server_->Stats(/*reset=*/true);
+  }
+
+  // 64 calls of 10,000 items with deadlines of deadline_ms, then the checks.
+  void RunDeadlineStorm(int deadline_ms);
+
+  std::unique_ptr<RecoServer> server_;
+  std::shared_ptr<grpc::Channel> channel_;
+};
+
+TEST_P(HostileBudgetTest, ReadingFloodIsRefusedPastTheBudget) {
+  constexpr int kConnections = 2, kCallsPerConnection = 128, kCalls = kConnections * kCallsPerConnection;
+  const uint64_t baseline_rss = ReadProcessMetrics().rss_bytes;
+  ASSERT_TRUE(ResetPeakRss());
+  std::vector<std::shared_ptr<grpc::Channel>> channels;
+  std::vector<std::unique_ptr<grpc::GenericStub>> stubs;
+  for (int i = 0; i < kConnections; ++i) {
+    channels.push_back(ChannelTo(*server_));
+    stubs.push_back(std::make_unique<grpc::GenericStub>(channels.back()));
+  }
+  grpc::CompletionQueue cq;
+  const std::string request = Request(kItems, v1::TEXT_PROFILE_REALISTIC).SerializeAsString();
+  auto calls = StartCalls(stubs, &cq, request, kCalls, std::chrono::system_clock::now() + std::chrono::seconds(120));
+  AwaitAll(&cq, calls.size());
+  const uint64_t peak_rss = ReadProcessMetrics().peak_rss_bytes;
+
+  int ok = 0, exhausted = 0, exhausted_unnamed = 0;
+  std::string other;
+  for (const auto& call : calls) {
+    if (call->status.ok()) {
+      ++ok;
+    } else if (call->status.error_code() == grpc::StatusCode::RESOURCE_EXHAUSTED) {
+      ++exhausted;
+      if (call->status.error_message().find("--inflight_budget_bytes") == std::string::npos) ++exhausted_unnamed;
+    } else if (other.empty()) {
+      other = call->status.error_message();
+    }
+  }
+  EXPECT_EQ(ok + exhausted, kCalls) << "another status: " << other;
+  EXPECT_GE(ok, 1);
+  EXPECT_GE(exhausted, 1) << "256 calls of 24 MB against a 96 MiB budget: some must be refused";
+  EXPECT_EQ(exhausted_unnamed, 0) << "every refusal names the flag";
+
+  v1::StatsSnapshot s = server_->Stats(/*reset=*/false);
+  EXPECT_TRUE(s.budget().enabled());
+  EXPECT_LE(s.budget().peak_bytes(), kBudget);
+  EXPECT_GE(s.budget().peak_bytes(), EstimateReplyBytes(Request(kItems, v1::TEXT_PROFILE_REALISTIC)));
+  EXPECT_EQ(s.budget().refused(), static_cast<uint64_t>(exhausted));
+  EXPECT_EQ(s.rpc_over_budget(), static_cast<uint64_t>(exhausted));
+  EXPECT_EQ(s.rpcs(), static_cast<uint64_t>(ok));
+  const uint64_t rise = peak_rss > baseline_rss ? peak_rss - baseline_rss : 0;
+  std::printf("reading flood: %d OK, %d RESOURCE_EXHAUSTED; budget peak %llu bytes; peak RSS rise %llu MiB\n", ok,
+              exhausted, static_cast<unsigned long long>(s.budget().peak_bytes()),
+              static_cast<unsigned long long>(rise >> 20));
+  EXPECT_LE(rise, kBudget + kOverhead) << "peak RSS " << peak_rss << " from " << baseline_rss;
+  ExpectWhole(*server_, channel_.get(), "a reading flood");
+}
+
+TEST_P(HostileBudgetTest, NeverReadingClientHoldsNoMoreThanTheBudget) {
+  constexpr int kStreams = 64;
+  const uint64_t baseline_rss = ReadProcessMetrics().rss_bytes;
+  ASSERT_TRUE(ResetPeakRss());
+  std::atomic<bool> running{true};
+  std::atomic<uint64_t> max_reserved{0};
+  std::thread sampler([&] {
+    while (running.load()) {
+      uint64_t reserved = server_->Stats(/*reset=*/false).budget().in_use_bytes();
+      max_reserved.store(std::max(max_reserved.load(), reserved));
+      std::this_thread::sleep_for(std::chrono::milliseconds(5));
+    }
+  });
+  nlohmann::json report =
+      RunRawHttp2Client(server_->port(), "never_read_flood " + std::to_string(kStreams) + " 10000 3");
+  running.store(false);
+  sampler.join();
+  const uint64_t peak_rss = ReadProcessMetrics().peak_rss_bytes;
+
+  ASSERT_TRUE(report.is_object() && report.contains("statuses")) << report.dump();
+  const int refused = report["statuses"].value("8", 0);
+  const int unanswered = report["unanswered"].get<int>();
+  const uint64_t per_reply = EstimateReplyBytes(Request(kItems, v1::TEXT_PROFILE_REALISTIC));
+  // Admitted calls cannot finish (their bytes cannot leave); everything else is refused.
+  EXPECT_LE(static_cast<uint64_t>(unanswered), kBudget / per_reply) << report.dump();
+  EXPECT_GE(unanswered, 1) << report.dump();
+  EXPECT_EQ(refused + unanswered, kStreams) << report.dump();
+  EXPECT_LE(max_reserved.load(), kBudget);
+  const uint64_t rise = peak_rss > baseline_rss ? peak_rss - baseline_rss : 0;
+  std::printf("never-reading client: %d refused, %d held; most reserved %llu bytes; peak RSS rise %llu MiB\n",
+              refused, unanswered, static_cast<unsigned long long>(max_reserved.load()),
+              static_cast<unsigned long long>(rise >> 20));
+  EXPECT_LE(rise, kBudget + kOverhead) << "peak RSS " << peak_rss << " from " << baseline_rss;
+  // The client is gone: its calls are cancelled, their memory and reservations return.
+  ExpectWhole(*server_, channel_.get(), "a never-reading client");
+}
+
+// Deadlines of 1 ms (most calls expire before their handler runs: the check before the
+// first item) and of 25 ms (handlers start in time and the deadline passes while they
+// build: the check every 16 items). No budget here, so that only the checks stand
+// between the storm and 64 replies built for nobody. Without the checks (the mutation
+// that makes them always say "waiting"), 64 of 64 complete at 25 ms and 1-12 at 1 ms.
+TEST_P(HostileBudgetTest, DeadlineStormBuildsAlmostNothing) {
+  StartServer(/*budget=*/0);
+  for (int deadline_ms : {1, 25}) {
+    SCOPED_TRACE(deadline_ms);
+    RunDeadlineStorm(deadline_ms);
+  }
+}
+
+void HostileBudgetTest::RunDeadlineStorm(int deadline_ms) {
+  server_->Stats(/*reset=*/true);
+  constexpr int kCalls = 64;
+  std::vector<std::unique_ptr<grpc::GenericStub>> stubs;
+  stubs.push_back(std::make_unique<grpc::GenericStub>(channel_));
+  grpc::CompletionQueue cq;
+  const std::string request = Request(kItems, v1::TEXT_PROFILE_REALISTIC).SerializeAsString();
+  auto calls = StartCalls(stubs, &cq, request, kCalls,
+                          std::chrono::system_clock::now() + std::chrono::milliseconds(deadline_ms));
+  AwaitAll(&cq, calls.size());
+  int ok = 0;
+  for (const auto& call : calls) ok += call->status.ok() ? 1 : 0;
+  // Let the server finish what it was doing (its call count stands still for 300 ms,
+  // or at most 30 s), then read what it did.
+  v1::StatsSnapshot s = server_->Stats(/*reset=*/false);
+  for (int i = 0; i < 100; ++i) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(300));
+    v1::StatsSnapshot later = server_->Stats(/*reset=*/false);
+    const bool still = later.rpcs() + later.rpc_errors() == s.rpcs() + s.rpc_errors();
+    s = later;
+    if (still) break;
+  }
+  std::printf("%d ms deadlines: %d OK at the client; server: %llu complete, %llu abandoned\n", deadline_ms, ok,
+              static_cast<unsigned long long>(s.rpcs()), static_cast<unsigned long long>(s.rpc_abandoned()));
+  EXPECT_EQ(ok, 0) << "a 10,000-item reply in 1 ms";
+  // A handful: a build completes only if it started before the deadline and no check
+  // caught it -- which 10,000 items and a check every 16 do not allow.
+  EXPECT_LE(s.rpcs(), 4u);
+  ExpectWhole(*server_, channel_.get(), "a storm of short deadlines");
+}
+
+INSTANTIATE_TEST_SUITE_P(Modes, HostileBudgetTest, ::testing::ValuesIn(AllMemoryModes()), testing::ModeParamName);
+
+}  // namespace
+}  // namespace reco::hostile
