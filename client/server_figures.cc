@@ -39,6 +39,13 @@ ServerFigures ServerFiguresBetween(const v1::StatsSnapshot& before, const v1::St
                                                                 : after.window_seconds();
   w.rpcs = Delta(after.rpcs(), before.rpcs());
   w.rpc_errors = Delta(after.rpc_errors(), before.rpc_errors());
+  w.rpc_over_budget = Delta(after.rpc_over_budget(), before.rpc_over_budget());
+  w.rpc_abandoned = Delta(after.rpc_abandoned(), before.rpc_abandoned());
+  w.budget_enabled = after.budget().enabled();
+  w.budget_capacity_bytes = after.budget().capacity_bytes();
+  w.budget_peak_bytes = after.budget().peak_bytes();
+  w.trims = Delta(after.trim().trims(), before.trim().trims());
+  w.trim_seconds = std::max(0.0, after.trim().trim_seconds() - before.trim().trim_seconds());
   w.build = Delta(after.build(), before.build());
   w.serialize = Delta(after.serialize(), before.serialize());
   w.release = Delta(after.release(), before.release());
@@ -78,6 +85,13 @@ void ServerFigures::Merge(const ServerFigures& later) {
   seconds += later.seconds;
   rpcs += later.rpcs;
   rpc_errors += later.rpc_errors;
+  rpc_over_budget += later.rpc_over_budget;
+  rpc_abandoned += later.rpc_abandoned;
+  budget_enabled = later.budget_enabled;
+  budget_capacity_bytes = later.budget_capacity_bytes;
+  budget_peak_bytes = std::max(budget_peak_bytes, later.budget_peak_bytes);
+  trims += later.trims;
+  trim_seconds += later.trim_seconds;
   for (auto [mine, theirs] : {std::pair{&build, &later.build}, std::pair{&serialize, &later.serialize},
                               std::pair{&release, &later.release}}) {
     mine->latency.Merge(theirs->latency);

@@ -44,6 +44,13 @@ struct ServerFigures {
   double seconds = 0;  // the server's own measure of the window
   uint64_t rpcs = 0;
   uint64_t rpc_errors = 0;
+  uint64_t rpc_over_budget = 0;  // of rpc_errors: refused by the reply budget
+  uint64_t rpc_abandoned = 0;    // of rpc_errors: the caller stopped waiting mid-build
+  bool budget_enabled = false;
+  uint64_t budget_capacity_bytes = 0;
+  uint64_t budget_peak_bytes = 0;  // the server's own window (since its start or last reset)
+  uint64_t trims = 0;              // malloc_trim calls in the window
+  double trim_seconds = 0;
   ServerPhase build, serialize, release;
   AllocationCounts process;  // every allocation of the server process
   double cpu_user_seconds = 0;

@@ -66,7 +66,8 @@ class AllocatorStore : public MessageStore {
 
 class ReuseStore final : public AllocatorStore<patterns::ReusedMessageAllocator<RecommendRequest, RecommendResponse>> {
  public:
-  explicit ReuseStore(const MessageStoreOptions& options) : AllocatorStore(MemoryMode::kReuse, options.max_idle) {}
+  explicit ReuseStore(const MessageStoreOptions& options)
+      : AllocatorStore(MemoryMode::kReuse, options.max_idle, options.max_kept_bytes) {}
   MessageStoreStats Stats() const override {
     patterns::ReusedMessageStats r = allocator_.stats();
     MessageStoreStats s;
@@ -74,6 +75,7 @@ class ReuseStore final : public AllocatorStore<patterns::ReusedMessageAllocator<
     s.released = r.released;
     s.created = r.created;
     s.idle = r.idle;
+    s.oversized = r.oversized;
     return s;
   }
 };

@@ -64,6 +64,10 @@ struct MessageStoreOptions {
   // 200-item response in either text profile (about 200 KB of arena space) with
   // room to spare; larger responses spill into heap blocks, which Release frees.
   size_t initial_block_bytes = 512 * 1024;
+  // reuse: a released message whose reply serialized to more than this is freed,
+  // not kept (a kept message keeps its largest size while idle). 1 MiB keeps the
+  // default 200-item replies (~100 KB) and drops 10,000-item ones (~5 MB).
+  size_t max_kept_bytes = 1 << 20;
 };
 
 using RecommendAllocator = grpc::MessageAllocator<v1::RecommendRequest, v1::RecommendResponse>;
@@ -89,6 +93,7 @@ struct MessageStoreStats {
   uint64_t arena_space_used = 0;       // sum of Arena::SpaceUsed() at release
   uint64_t arena_overflows = 0;        // arena_pool: releases that found heap blocks
                                        // beyond the initial block
+  uint64_t oversized = 0;   // reuse: released messages freed for being over max_kept_bytes
 };
 
 class MessageStore {

@@ -9,8 +9,12 @@
 // every singular sub-message (an item's price, image, ...) again.
 //
 // A pooled message keeps its high-water size: after one 10,000-item response, that
-// holder keeps 10,000 cleared items while idle. max_idle bounds how many are kept; a
-// release beyond it deletes the holder.
+// holder would keep 10,000 cleared items (~12 MB) while idle, for good. So a holder
+// whose reply was larger than max_kept_bytes when serialized (GetCachedSize(): gRPC
+// computed it to send the reply, so reading it costs nothing) is deleted at release
+// instead of kept, and max_idle bounds how many are kept: the pool holds at most
+// about max_idle x (a few times max_kept_bytes). A release beyond either deletes the
+// holder.
 //
 // Install (the allocator must outlive the server):
 //   ReusedMessageAllocator<v1::RecommendRequest, v1::RecommendResponse> allocator(/*max_idle=*/64);
@@ -39,13 +43,16 @@ struct ReusedMessageStats {
   uint64_t released = 0;   // Release() calls; allocated - released are in use
   uint64_t created = 0;    // holders made because none was idle
   uint64_t idle = 0;       // holders waiting now
+  uint64_t oversized = 0;  // released holders deleted because their reply was over max_kept_bytes
 };
 
 template <typename Request, typename Response>
 class ReusedMessageAllocator final : public grpc::MessageAllocator<Request, Response> {
  public:
-  // Keeps at most max_idle released holders; more may be in use at once.
-  explicit ReusedMessageAllocator(size_t max_idle = 64) : idle_(max_idle) {}
+  // Keeps at most max_idle released holders (more may be in use at once), and none
+  // whose reply serialized to more than max_kept_bytes.
+  explicit ReusedMessageAllocator(size_t max_idle = 64, size_t max_kept_bytes = 1 << 20)
+      : idle_(max_idle), max_kept_bytes_(max_kept_bytes) {}
 
   class Holder final : public grpc::MessageHolder<Request, Response> {
    public:
@@ -78,21 +85,27 @@ class ReusedMessageAllocator final : public grpc::MessageAllocator<Request, Resp
     s.released = released_.load(std::memory_order_relaxed);
     s.created = created_.load(std::memory_order_relaxed);
     s.idle = idle_.idle();
+    s.oversized = oversized_.load(std::memory_order_relaxed);
     return s;
   }
 
  private:
   void Recycle(Holder* released) {
     std::unique_ptr<Holder> holder(released);
+    released_.fetch_add(1, std::memory_order_relaxed);
+    if (static_cast<size_t>(holder->response_.GetCachedSize()) > max_kept_bytes_) {
+      oversized_.fetch_add(1, std::memory_order_relaxed);
+      return;  // deleted: its capacity would stay with the pool while idle
+    }
     // On the releasing thread, outside any lock.
     holder->request_.Clear();
     holder->response_.Clear();
     idle_.Give(std::move(holder));  // deleted here when max_idle are idle already
-    released_.fetch_add(1, std::memory_order_relaxed);
   }
 
   IdlePool<Holder> idle_;
-  std::atomic<uint64_t> allocated_{0}, released_{0}, created_{0};
+  const size_t max_kept_bytes_;
+  std::atomic<uint64_t> allocated_{0}, released_{0}, created_{0}, oversized_{0};
 };
 
 }  // namespace reco::patterns

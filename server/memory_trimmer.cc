@@ -33,8 +33,11 @@ bool MemoryTrimmer::TrimIfWorthIt() {
   if (!enabled_) return false;
   std::lock_guard<std::mutex> lock(mu_);
   const uint64_t allocated = AllocationCounter::Process().bytes;
-  if (allocated - allocated_at_last_trim_ <= options_.threshold_bytes) return false;
-  if (ReadGlibcHeap("glibc").free_bytes <= options_.threshold_bytes) return false;
+  const uint64_t free_bytes = ReadGlibcHeap("glibc").free_bytes;
+  if (free_bytes <= options_.threshold_bytes) return false;
+  const bool churned = allocated - allocated_at_last_trim_ > options_.threshold_bytes;
+  const bool freed_more = free_bytes > free_at_last_trim_ + options_.threshold_bytes;
+  if (!churned && !freed_more) return false;
   const uint64_t rss_before = ReadProcessMetrics().rss_bytes;
   const auto start = std::chrono::steady_clock::now();
   malloc_trim(0);
@@ -45,6 +48,7 @@ bool MemoryTrimmer::TrimIfWorthIt() {
   // free-byte count: RSS is the figure that shows what was given back.
   if (rss_before > rss_after) stats_.rss_bytes_returned += rss_before - rss_after;
   allocated_at_last_trim_ = AllocationCounter::Process().bytes;
+  free_at_last_trim_ = ReadGlibcHeap("glibc").free_bytes;
   return true;
 }
 

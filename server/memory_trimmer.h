@@ -5,9 +5,11 @@
 // 1.17 GB for minutes with 33 MB in use (issue 10). malloc_trim(0) hands the free pages
 // of every arena back (madvise), at the price of walking the free chunks under the
 // arena locks. So a background thread looks every `interval` and trims only when it is
-// worth it: glibc holds more than `threshold_bytes` free, AND the process allocated
-// more than `threshold_bytes` since the last trim (otherwise the free pages it holds
-// are the ones the last trim already gave back). Under steady load the second test
+// worth it: glibc holds more than `threshold_bytes` free, AND since the last trim
+// either the process allocated more than `threshold_bytes` (the free pages may have
+// been touched again) or glibc's free bytes grew by more than that (a burst was
+// freed). Otherwise the free pages it holds are the ones the last trim already gave
+// back (madvise lowers RSS, not glibc's free count). Under steady load the churn test
 // passes every interval, so the cost is at most one trim per interval; the stats say
 // how many trims and how long they took (docs/reliability.md has the measured cost).
 //
@@ -69,6 +71,7 @@ class MemoryTrimmer {
   std::condition_variable wake_;
   bool stopping_ = false;
   uint64_t allocated_at_last_trim_ = 0;  // the process's allocated bytes then
+  uint64_t free_at_last_trim_ = 0;       // glibc's free bytes right after it
   Stats stats_;
   std::thread thread_;  // last: started once the rest is initialized
 };

@@ -37,6 +37,9 @@ ABSL_FLAG(std::string, ceiling_user, "load-user-0", "ceiling: user_id of the fix
 ABSL_FLAG(int64_t, max_idle, 64,
           "reuse: idle messages the pool keeps (more may be in use; extras are freed on release); arena_pool: "
           "pooled arenas at most, in use plus idle (calls beyond them get a plain arena for themselves)");
+ABSL_FLAG(int64_t, max_kept_bytes, 1 << 20,
+          "reuse: a released message whose reply serialized to more than this is freed rather than kept idle "
+          "(a kept message keeps its largest size)");
 ABSL_FLAG(int64_t, initial_block_bytes, 512 * 1024,
           "arena_pool: bytes of each arena's reused initial block (512 KiB holds a 200-item response)");
 ABSL_FLAG(int64_t, max_receive_message_bytes, 64 * 1024,
@@ -103,6 +106,7 @@ reco::ServerOptions OptionsFromFlags() {
   o.ceiling_request.set_seed(static_cast<uint64_t>(Bounded(FLAGS_ceiling_seed, "ceiling_seed", 0, int64_t{1} << 62)));
   o.ceiling_request.set_user_id(absl::GetFlag(FLAGS_ceiling_user));
   o.store.max_idle = Bounded(FLAGS_max_idle, "max_idle", 0, 1 << 20);
+  o.store.max_kept_bytes = Bounded(FLAGS_max_kept_bytes, "max_kept_bytes", 0, int64_t{1} << 32);
   o.store.initial_block_bytes = Bounded(FLAGS_initial_block_bytes, "initial_block_bytes", 1, int64_t{1} << 32);
   o.max_receive_message_bytes = Bounded(FLAGS_max_receive_message_bytes, "max_receive_message_bytes", 1, 1 << 30);
   o.max_concurrent_streams = Bounded(FLAGS_max_concurrent_streams, "max_concurrent_streams", 1, 1 << 20);

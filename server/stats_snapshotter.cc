@@ -108,6 +108,7 @@ v1::StatsSnapshot StatsSnapshotter::Snapshot(bool reset) {
     st->set_arena_space_used(cur.arena_space_used - base.arena_space_used);
     st->set_arena_overflows(cur.arena_overflows - base.arena_overflows);
     st->set_unpooled(cur.unpooled - base.unpooled);
+    st->set_oversized(cur.oversized - base.oversized);
   }
 
   s.set_protobuf_version(google::protobuf::internal::VersionString(GOOGLE_PROTOBUF_VERSION));

@@ -22,7 +22,8 @@ std::string PhaseLine(const char* name, const v1::PhaseStats& phase, uint64_t rp
 std::string FormatStatsSummary(const v1::StatsSnapshot& s) {
   std::string out = absl::StrFormat("reco_server summary: mode=%s malloc=%s window=%.1fs grpc=%s protobuf=%s\n",
                                     s.mode(), s.malloc(), s.window_seconds(), s.grpc_version(), s.protobuf_version());
-  absl::StrAppendFormat(&out, "rpcs=%d errors=%d  (%.0f rpc/s)\n", s.rpcs(), s.rpc_errors(),
+  absl::StrAppendFormat(&out, "rpcs=%d errors=%d (invalid %d, over budget %d, abandoned %d)  (%.0f rpc/s)\n",
+                        s.rpcs(), s.rpc_errors(), s.rpc_invalid(), s.rpc_over_budget(), s.rpc_abandoned(),
                         s.window_seconds() > 0 ? s.rpcs() / s.window_seconds() : 0.0);
   absl::StrAppend(&out, "phase        p50_us   p99_us  mean_us  allocs/rpc  frees/rpc   bytes/rpc\n");
   absl::StrAppend(&out, PhaseLine("build", s.build(), s.rpcs()));
@@ -42,8 +43,21 @@ std::string FormatStatsSummary(const v1::StatsSnapshot& s) {
   }
   if (s.has_store()) {
     const v1::StoreStats& st = s.store();
-    absl::StrAppendFormat(&out, "store: acquired %d released %d created %d idle %d in_use %d overflows %d\n",
-                          st.acquired(), st.released(), st.created(), st.idle(), st.in_use(), st.arena_overflows());
+    absl::StrAppendFormat(&out,
+                          "store: acquired %d released %d created %d idle %d in_use %d overflows %d unpooled %d "
+                          "oversized %d\n",
+                          st.acquired(), st.released(), st.created(), st.idle(), st.in_use(), st.arena_overflows(),
+                          st.unpooled(), st.oversized());
+  }
+  if (s.budget().enabled()) {
+    const v1::BudgetStats& b = s.budget();
+    absl::StrAppendFormat(&out, "reply budget: %.1f of %.1f MiB in use, peak %.1f MiB; %d admitted, %d refused\n",
+                          b.in_use_bytes() / 1048576.0, b.capacity_bytes() / 1048576.0, b.peak_bytes() / 1048576.0,
+                          b.admitted(), b.refused());
+  }
+  if (s.trim().enabled()) {
+    absl::StrAppendFormat(&out, "trim: %d malloc_trim calls, %.3f s in them, %.1f MiB RSS given back\n",
+                          s.trim().trims(), s.trim().trim_seconds(), s.trim().rss_bytes_returned() / 1048576.0);
   }
   return out;
 }
