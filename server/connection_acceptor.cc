@@ -105,7 +105,9 @@ void ConnectionAcceptor::Run(grpc::Server* server) {
     if (poll(fds, 2, -1) < 0 && errno != EINTR) return;
     if (fds[1].revents != 0) return;
     for (;;) {  // everything waiting
-      const int fd = accept4(listen_fd_, nullptr, nullptr, SOCK_CLOEXEC);
+      // Non-blocking: gRPC's endpoint reads until EAGAIN; a blocking socket would
+      // park one of its pollers in recvmsg().
+      const int fd = accept4(listen_fd_, nullptr, nullptr, SOCK_CLOEXEC | SOCK_NONBLOCK);
       if (fd >= 0) {
         const int one = 1;
         setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);  // as gRPC's own listener does
