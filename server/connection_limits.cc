@@ -69,7 +69,7 @@ void ApplyConnectionLimits(const ConnectionLimits& l, grpc::ServerBuilder* build
 
 absl::Status CheckListenAddress(const std::string& listen) {
   const size_t colon = listen.rfind(':');
-  if (colon == std::string::npos || colon == 0) {
+  if (colon == std::string::npos) {  // an empty HOST (":50051") is every interface
     return absl::InvalidArgumentError(absl::StrCat("listen=", listen, " is not HOST:PORT"));
   }
   const std::string port = listen.substr(colon + 1);

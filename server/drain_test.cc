@@ -45,8 +45,9 @@ TEST(ListenAddress, PortRange) {
   EXPECT_TRUE(CheckListenAddress("127.0.0.1:0").ok());
   EXPECT_TRUE(CheckListenAddress("127.0.0.1:65535").ok());
   EXPECT_TRUE(CheckListenAddress("[::1]:50051").ok());
+  EXPECT_TRUE(CheckListenAddress(":50051").ok());  // every interface, as gRPC reads it
   for (const char* bad : {"127.0.0.1:99999", "127.0.0.1:65536", "127.0.0.1:-1", "127.0.0.1:", "127.0.0.1:+80",
-                          "127.0.0.1: 80", "127.0.0.1:http", "nonsense", ":80"}) {
+                          "127.0.0.1: 80", "127.0.0.1:http", "nonsense"}) {
     absl::Status s = CheckListenAddress(bad);
     EXPECT_EQ(s.code(), absl::StatusCode::kInvalidArgument) << bad;
     EXPECT_NE(s.message().find("listen="), std::string::npos) << s;

@@ -13,6 +13,9 @@
     lifecycle_client.py idle PORT WAIT_S
         Raw HTTP/2: the preface and SETTINGS, then silence. Prints JSON: whether the
         server sent GOAWAY and closed the connection within WAIT_S seconds.
+    lifecycle_client.py silent PORT WAIT_S
+        A TCP connection that never sends a byte (not even a TLS hello). Prints JSON:
+        whether the server closed it within WAIT_S seconds.
     lifecycle_client.py gzip_bomb PORT MIB
         Raw HTTP/2: one request whose gzip body inflates to MIB MiB (a user_id of zero
         bytes), sent with grpc-encoding: gzip. Prints the raw client's JSON report.
@@ -119,6 +122,17 @@ def idle(port, wait_s):
     print(json.dumps({"goaway": goaway, "closed": closed}))
 
 
+def silent(port, wait_s):
+    s = socket.create_connection(("127.0.0.1", port), timeout=wait_s)
+    try:
+        closed = s.recv(1) == b""
+    except ConnectionResetError:
+        closed = True
+    except socket.timeout:
+        closed = False
+    print(json.dumps({"closed": closed}))
+
+
 def gzip_bomb(port, mib):
     # RecommendRequest.user_id (field 1) holding MIB MiB of zero bytes, gzip-compressed
     # piece by piece so that this client never holds the inflated form.
@@ -163,7 +177,7 @@ def call(port, items):
 
 def main():
     case, port, args = sys.argv[1], int(sys.argv[2]), [int(a) for a in sys.argv[3:]]
-    {"inflight": inflight, "noread": noread, "idle": idle, "gzip_bomb": gzip_bomb, "hold": hold,
+    {"inflight": inflight, "noread": noread, "idle": idle, "silent": silent, "gzip_bomb": gzip_bomb, "hold": hold,
      "call": call}[case](port, *args)
 
 

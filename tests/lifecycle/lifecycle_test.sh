@@ -7,7 +7,8 @@
 #   hard_deadline  a client that never reads: the stop is cut at
 #                --shutdown_hard_deadline, exit 3 with its stderr line
 #   connections  the open-files limit is raised; a silent HTTP/2 connection is closed
-#                after --max_connection_idle; the listener serves again after EMFILE
+#                after --max_connection_idle, a silent TLS one after --handshake_timeout;
+#                the listener serves again after EMFILE
 #   compression  a gzip bomb is refused at its headers (UNIMPLEMENTED), RSS stays low,
 #                the server serves on; with --accept_compressed_requests it is inflated
 # Facts and counts only; every wait is bounded (each case well under 30 s).
@@ -105,6 +106,19 @@ connections)
   echo "ok: silent connection closed after the idle limit: $(cat "$tmp/out.json")"
   _reco_servers_end "$pid" || fail "reco_server ignored SIGTERM"
 
+  # The handshake timeout (TLS ports: gRPC's own listener and handshaker).
+  if command -v openssl >/dev/null; then
+    make_cert "$tmp" server
+    start_reco_server --stderr "$tmp/t.err" "$tmp/t.out" "$server" --tls_cert "$tmp/server.crt" \
+      --tls_key "$tmp/server.key" --handshake_timeout=1s || fail "TLS reco_server did not start"
+    timeout 20 "${client[@]}" silent "$SERVER_PORT" 5 >"$tmp/out.json" || fail "silent client failed"
+    [ "$(json closed)" = True ] || fail "a silent TLS connection with --handshake_timeout=1s: still open after 5 s (the default is 10 s)"
+    stop_reco_server
+    echo "ok: a connection that never starts its TLS handshake is closed (--handshake_timeout=1s)"
+  else
+    echo "skip: no openssl for the handshake-timeout case"
+  fi
+
   # EMFILE: 64 descriptors (soft and hard), 120 idle connections tried, then closed.
   (ulimit -n 64; exec "$server" --listen 127.0.0.1:0 --shutdown_drain_delay=0s) >"$tmp/e.out" 2>"$tmp/e.err" &
   pid=$!
@@ -123,9 +137,11 @@ connections)
   wait "$holder"
   echo "emfile: $(head -1 "$tmp/hold.out"), server held $fds descriptors of 64"
   timeout 30 "${client[@]}" call "$SERVER_PORT" 5 >"$tmp/out.json"
+  # The server did run out: its acceptor says so (at most once a second).
+  grep -q "reco_server: out of file descriptors" "$tmp/e.err" || fail "no EMFILE on the server: $(cat "$tmp/e.err")"
   [ "$(json status)" = OK ] || fail "after EMFILE a new connection was not served: $(cat "$tmp/out.json"); $(cat "$tmp/e.err")"
   _reco_servers_end "$pid" || fail "reco_server ignored SIGTERM"
-  echo "ok: listener serves again after EMFILE"
+  echo "ok: listener serves again after EMFILE: $(grep -m1 "out of file descriptors" "$tmp/e.err")"
   ;;
 compression)
   start_reco_server --stderr "$tmp/g.err" "$tmp/g.out" "$server" --max_receive_message_bytes=1048576 ||
