@@ -11,8 +11,8 @@
 // request still arriving, or queued -- and the client cannot retry those (they are
 // below GOAWAY's last stream id). 16 calls sent just before SIGTERM on 16
 // connections: 2-16 of them CANCELLED without step 1, none with it. A call that
-// arrives in the very instant step 2 begins can still be CANCELLED: gRPC offers no
-// GOAWAY without that.
+// arrives after step 2 began but before its client read the GOAWAY is still
+// CANCELLED rather than UNAVAILABLE: gRPC 1.51 offers no GOAWAY without that.
 //
 // Step 3 has no bound in gRPC: after the deadline, replies stuck behind a client's
 // flow control kept Shutdown waiting 6-9 s more. ShutdownWatchdog bounds the stop:
