@@ -11,6 +11,8 @@
 #
 # Labels that mean something (ctest -L / -LE):
 #   hostile  hostile and faulty clients against a real server (tests/hostile)
+#   lifecycle  reco_server's binary stopped, starved of descriptors, sent a gzip bomb
+#            (tests/lifecycle)
 #   slow     takes a minute or more
 #   tsan     judged under ThreadSanitizer: our own threading, no gRPC server inside
 #            (Debian's libgrpc is not instrumented; see docs/reliability.md).

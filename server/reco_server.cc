@@ -14,6 +14,7 @@
 #include "core/allocation_counter.h"
 #include "core/reply_memory.h"
 #include "server/call_reservations.h"
+#include "server/connection_acceptor.h"
 #include "server/recommender_service.h"
 #include "server/rpc_meter.h"
 #include "server/stats_service.h"
@@ -34,13 +35,16 @@ struct RecoServer::Parts {
   std::unique_ptr<CeilingService> ceiling;  // instead of recommender in ceiling mode
   std::unique_ptr<StatsService> stats;
   std::unique_ptr<grpc::Server> server;
+  // Insecure ports only: accepts for `server`, so it stops (and goes) before it.
+  std::unique_ptr<ConnectionAcceptor> acceptor;
   int port = 0;
 };
 
 namespace {
 
 absl::Status CheckOptions(const ServerOptions& o) {
-  if (o.listen.empty()) return absl::InvalidArgumentError("listen: empty address, want HOST:PORT");
+  if (absl::Status s = CheckListenAddress(o.listen); !s.ok()) return s;
+  if (absl::Status s = CheckConnectionLimits(o.connection); !s.ok()) return s;
   if (o.max_receive_message_bytes <= 0) {
     return absl::InvalidArgumentError(
         absl::StrCat("max_receive_message_bytes: ", o.max_receive_message_bytes, " is not positive"));
@@ -48,6 +52,10 @@ absl::Status CheckOptions(const ServerOptions& o) {
   if (o.max_concurrent_streams <= 0) {
     return absl::InvalidArgumentError(
         absl::StrCat("max_concurrent_streams: ", o.max_concurrent_streams, " is not positive"));
+  }
+  if (o.resource_quota_bytes > 0 && o.resource_quota_bytes < kMinResourceQuotaBytes) {
+    return absl::InvalidArgumentError(absl::StrCat("resource_quota_bytes: ", o.resource_quota_bytes,
+                                                   " is too small to serve a call (0 or >= ", kMinResourceQuotaBytes, ")"));
   }
   if (o.resource_quota_bytes < 0) {
     return absl::InvalidArgumentError(absl::StrCat("resource_quota_bytes: ", o.resource_quota_bytes, " is negative"));
@@ -130,9 +138,19 @@ absl::StatusOr<std::unique_ptr<RecoServer>> RecoServer::Start(const ServerOption
   // gRPC sets SO_REUSEPORT by default on Linux: a second server could then bind a
   // port already in use and silently share its traffic. A busy port must be an error.
   builder.AddChannelArgument(GRPC_ARG_ALLOW_REUSEPORT, 0);
-  builder.AddListeningPort(options.listen, ListeningCredentials(options), &parts->port);
+  // The insecure port is our own ConnectionAcceptor: gRPC 1.51's listener stops for
+  // good after one EMFILE (connection_acceptor.h). TLS keeps gRPC's listener.
+  std::unique_ptr<ConnectionAcceptor> acceptor;
+  if (options.tls_cert_pem.empty()) {
+    absl::StatusOr<std::unique_ptr<ConnectionAcceptor>> bound = ConnectionAcceptor::Listen(options.listen);
+    if (!bound.ok()) return bound.status();
+    acceptor = *std::move(bound);
+  } else {
+    builder.AddListeningPort(options.listen, ListeningCredentials(options), &parts->port);
+  }
   builder.SetMaxReceiveMessageSize(options.max_receive_message_bytes);
   builder.AddChannelArgument(GRPC_ARG_MAX_CONCURRENT_STREAMS, options.max_concurrent_streams);
+  ApplyConnectionLimits(options.connection, &builder);
   if (options.resource_quota_bytes > 0) {
     grpc::ResourceQuota quota("reco_server");
     quota.Resize(static_cast<size_t>(options.resource_quota_bytes));
@@ -153,6 +171,11 @@ absl::StatusOr<std::unique_ptr<RecoServer>> RecoServer::Start(const ServerOption
   builder.RegisterService(parts->stats.get());
 
   parts->server = builder.BuildAndStart();
+  if (parts->server != nullptr && acceptor != nullptr) {
+    acceptor->Start(parts->server.get());
+    parts->port = acceptor->port();
+    parts->acceptor = std::move(acceptor);
+  }
   if (parts->server == nullptr || parts->port == 0) {
     if (parts->server != nullptr) parts->server->Shutdown();
     return absl::UnavailableError(absl::StrCat(
@@ -174,12 +197,15 @@ int RecoServer::port() const { return parts_->port; }
 
 v1::StatsSnapshot RecoServer::Stats(bool reset) { return parts_->snapshotter->Snapshot(reset); }
 
+void RecoServer::BeginDrain() { parts_->server->GetHealthCheckService()->SetServingStatus(false); }
+
 void RecoServer::Shutdown(absl::Duration deadline) {
   std::lock_guard<std::mutex> lock(shutdown_mu_);
   if (shut_down_) return;
   shut_down_ = true;
   // Health probes see NOT_SERVING while in-flight RPCs drain.
   parts_->server->GetHealthCheckService()->SetServingStatus(false);
+  if (parts_->acceptor != nullptr) parts_->acceptor->Stop();  // no new connections
   parts_->server->Shutdown(std::chrono::system_clock::now() + absl::ToChronoNanoseconds(deadline));
 }
 

@@ -37,6 +37,7 @@
 #include "core/message_store.h"
 #include "proto/reco.pb.h"
 #include "proto/stats.pb.h"
+#include "server/connection_limits.h"
 #include "server/memory_trimmer.h"
 
 namespace reco {
@@ -83,6 +84,9 @@ struct ServerOptions {
   // by default). Start never logs or echoes either string.
   std::string tls_cert_pem;
   std::string tls_key_pem;
+  // Connection lifetime, keepalive enforcement, accepted request encodings
+  // (server/connection_limits.h); on by default.
+  ConnectionLimits connection;
 };
 
 class RecoServer {
@@ -92,6 +96,7 @@ class RecoServer {
 
   int port() const;                       // the bound port
   v1::StatsSnapshot Stats(bool reset);    // same as the GetStats RPC
+  void BeginDrain();                      // health NOT_SERVING; calls still served (drain.h)
   void Shutdown(absl::Duration deadline); // graceful: stop accepting, finish in-flight
   void Wait();
 

@@ -5,8 +5,9 @@
 //   -> reco_server: listening on 127.0.0.1:PORT mode=arena_pool
 //   reco_server --listen 127.0.0.1:0 --tls_cert cert.pem --tls_key key.pem
 //   -> reco_server: listening on 127.0.0.1:PORT mode=arena_pool tls=on
-// SIGTERM or SIGINT: graceful shutdown within --shutdown_deadline, a summary of the
-// measurements on stdout, exit 0. Bad flag values exit 2; a busy port exits 1.
+// SIGTERM or SIGINT: drain (server/drain.h), a summary of the measurements on stdout,
+// exit 0; past --shutdown_hard_deadline exit 3. Bad flag values exit 2; a busy port
+// exits 1.
 #include <pthread.h>
 #include <signal.h>
 
@@ -22,6 +23,8 @@
 #include "core/response_builder.h"
 #include "server/ceiling_service.h"
 #include "rpc/pem_file.h"
+#include "server/connection_limits.h"
+#include "server/lifecycle_flags.h"
 #include "server/reco_server.h"
 #include "server/stats_summary.h"
 
@@ -90,7 +93,7 @@ int64_t Bounded(const absl::Flag<int64_t>& flag, const char* name, int64_t lo, i
 reco::ServerOptions OptionsFromFlags() {
   reco::ServerOptions o;
   o.listen = absl::GetFlag(FLAGS_listen);
-  if (o.listen.find(':') == std::string::npos) BadFlag("--listen=" + o.listen + " is not HOST:PORT");
+  if (absl::Status s = reco::CheckListenAddress(o.listen); !s.ok()) BadFlag(absl::StrCat("--", s.message()));
   o.ceiling = absl::GetFlag(FLAGS_mode) == "ceiling";
   if (!o.ceiling && !reco::ParseMemoryMode(absl::GetFlag(FLAGS_mode), &o.mode)) {
     BadFlag("--mode=" + absl::GetFlag(FLAGS_mode) + " is not one of heap, reuse, arena, arena_pool, ceiling");
@@ -107,16 +110,31 @@ reco::ServerOptions OptionsFromFlags() {
   o.ceiling_request.set_user_id(absl::GetFlag(FLAGS_ceiling_user));
   o.store.max_idle = Bounded(FLAGS_max_idle, "max_idle", 0, 1 << 20);
   o.store.max_kept_bytes = Bounded(FLAGS_max_kept_bytes, "max_kept_bytes", 0, int64_t{1} << 32);
-  o.store.initial_block_bytes = Bounded(FLAGS_initial_block_bytes, "initial_block_bytes", 1, int64_t{1} << 32);
-  o.max_receive_message_bytes = Bounded(FLAGS_max_receive_message_bytes, "max_receive_message_bytes", 1, 1 << 30);
+  // 64 MiB is several times a 10,000-item reply's arena; the pool may hold max_idle of them.
+  o.store.initial_block_bytes = Bounded(FLAGS_initial_block_bytes, "initial_block_bytes", 1024, int64_t{64} << 20);
+  if (o.mode == reco::MemoryMode::kArenaPool && o.store.max_idle * o.store.initial_block_bytes > (int64_t{8} << 30)) {
+    BadFlag(absl::StrCat("--max_idle x --initial_block_bytes = ", o.store.max_idle * o.store.initial_block_bytes,
+                         " bytes is over 8 GiB, the most the arena pool may hold"));
+  }
+  // Requests are a few dozen bytes: 64 bytes holds the smallest, 64 MiB is far past any.
+  o.max_receive_message_bytes = Bounded(FLAGS_max_receive_message_bytes, "max_receive_message_bytes", 64, 64 << 20);
   o.max_concurrent_streams = Bounded(FLAGS_max_concurrent_streams, "max_concurrent_streams", 1, 1 << 20);
   o.resource_quota_bytes = Bounded(FLAGS_resource_quota_bytes, "resource_quota_bytes", 0, int64_t{1} << 40);
+  if (o.resource_quota_bytes > 0 && o.resource_quota_bytes < reco::kMinResourceQuotaBytes) {
+    BadFlag(absl::StrCat("--resource_quota_bytes=", o.resource_quota_bytes, " is too small to serve a call: 0 (gRPC's ",
+                         "default) or at least ", reco::kMinResourceQuotaBytes));
+  }
+  absl::StatusOr<reco::ConnectionLimits> limits = reco::ConnectionLimitsFromFlags();
+  if (!limits.ok()) BadFlag(std::string(limits.status().message()));
+  o.connection = *limits;
   o.inflight_budget_bytes =
       static_cast<uint64_t>(Bounded(FLAGS_inflight_budget_bytes, "inflight_budget_bytes", 0, int64_t{1} << 40));
   o.max_reply_bytes = static_cast<uint64_t>(Bounded(FLAGS_max_reply_bytes, "max_reply_bytes", 1, int64_t{1} << 40));
   o.check_every_items = static_cast<uint32_t>(Bounded(FLAGS_check_every_items, "check_every_items", 0, 1 << 20));
   o.trim.interval = absl::GetFlag(FLAGS_trim_interval);
-  if (o.trim.interval < absl::ZeroDuration()) BadFlag("--trim_interval is negative");
+  if (o.trim.interval < absl::ZeroDuration() || o.trim.interval > absl::Hours(24)) {
+    BadFlag("--trim_interval is out of range [0, 24h]");
+  }
   o.trim.threshold_bytes =
       static_cast<uint64_t>(Bounded(FLAGS_trim_threshold_bytes, "trim_threshold_bytes", 1, int64_t{1} << 40));
   o.measure_phases = absl::GetFlag(FLAGS_measure);
@@ -143,9 +161,13 @@ reco::ServerOptions OptionsFromFlags() {
 int main(int argc, char** argv) {
   absl::SetProgramUsageMessage("The Recommender gRPC server, in one of four memory modes (or the ceiling).\n"
                                "  reco_server --listen 127.0.0.1:0 --mode arena_pool");
+  reco::IncludeLifecycleFlagsInHelp(__FILE__);
   std::vector<char*> rest = absl::ParseCommandLine(argc, argv);
   if (rest.size() > 1) BadFlag(absl::StrCat("unexpected argument '", rest[1], "' (flags only; see --help)"));
   reco::ServerOptions options = OptionsFromFlags();
+  absl::StatusOr<reco::DrainOptions> drain = reco::DrainOptionsFromFlags(absl::GetFlag(FLAGS_shutdown_deadline));
+  if (!drain.ok()) BadFlag(std::string(drain.status().message()));
+  std::cerr << "reco_server: " << reco::RaiseOpenFileLimit() << std::endl;
 
   // Block the stop signals before gRPC starts its threads (they inherit the mask), so
   // that only sigwait below receives them.
@@ -172,9 +194,10 @@ int main(int argc, char** argv) {
 
   int signal_number = 0;
   sigwait(&stop_signals, &signal_number);
-  (*server)->Shutdown(absl::GetFlag(FLAGS_shutdown_deadline));
-  (*server)->Wait();
+  reco::ShutdownWatchdog watchdog(drain->hard_deadline);  // bounds everything below
+  reco::Drain(**server, *drain, &watchdog);
   std::cout << "reco_server: stopped on signal " << signal_number << "\n"
             << reco::FormatStatsSummary((*server)->Stats(/*reset=*/false)) << std::flush;
+  server->reset();
   return 0;
 }

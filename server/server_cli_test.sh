@@ -22,6 +22,27 @@ expect_bad_flag 2 "--max_idle=-1 is out of range" --max_idle=-1 --listen=127.0.0
 expect_bad_flag 2 "--max_concurrent_streams=0 is out of range" --max_concurrent_streams=0 --listen=127.0.0.1:0
 expect_bad_flag 2 "--listen=nonsense is not HOST:PORT" --listen=nonsense
 expect_bad_flag 2 "unexpected argument 'extra'" --listen=127.0.0.1:0 extra
+# Ports: 1-65535, or 0 for a free one (gRPC took 127.0.0.1:99999 and listened elsewhere).
+expect_bad_flag 2 "--listen=127.0.0.1:99999: port '99999' is not in 1-65535" --listen=127.0.0.1:99999
+expect_bad_flag 2 "--listen=127.0.0.1:-1: port '-1' is not in 1-65535" --listen=127.0.0.1:-1
+expect_bad_flag 2 "--listen=127.0.0.1:: port '' is not in 1-65535" --listen=127.0.0.1:
+# Sizes and counts: too small to serve a call, or past a sensible cap.
+expect_bad_flag 2 "--resource_quota_bytes=1 is too small to serve a call" --resource_quota_bytes=1 --listen=127.0.0.1:0
+expect_bad_flag 2 "--initial_block_bytes=4294967296 is out of range \\[1024, 67108864\\]" \
+  --initial_block_bytes=4294967296 --listen=127.0.0.1:0
+expect_bad_flag 2 "--initial_block_bytes=1 is out of range" --initial_block_bytes=1 --listen=127.0.0.1:0
+expect_bad_flag 2 "--max_idle x --initial_block_bytes = 17179869184 bytes is over 8 GiB" \
+  --max_idle=1024 --initial_block_bytes=16777216 --listen=127.0.0.1:0
+expect_bad_flag 2 "--max_receive_message_bytes=0 is out of range" --max_receive_message_bytes=0 --listen=127.0.0.1:0
+expect_bad_flag 2 "--max_receive_message_bytes=2147483648 is out of range" --max_receive_message_bytes=2147483648 \
+  --listen=127.0.0.1:0
+# Connection limits and the stop.
+expect_bad_flag 2 "--max_connection_idle=0 is out of range" --max_connection_idle=0s --listen=127.0.0.1:0
+expect_bad_flag 2 "--handshake_timeout=48h is out of range" --handshake_timeout=48h --listen=127.0.0.1:0
+expect_bad_flag 2 "--keepalive_max_ping_strikes=-1 is out of range" --keepalive_max_ping_strikes=-1 --listen=127.0.0.1:0
+expect_bad_flag 2 "--shutdown_hard_deadline=5s must be longer than --shutdown_drain_delay + --shutdown_deadline (6s)" \
+  --shutdown_hard_deadline=5s --listen=127.0.0.1:0
+expect_bad_flag 2 "--shutdown_drain_delay=-1s is out of range" --shutdown_drain_delay=-1s --listen=127.0.0.1:0
 # absl rejects a value of the wrong type itself (exit 1), naming the flag.
 expect_bad_flag 1 "max_idle" --max_idle=lots --listen=127.0.0.1:0
 echo "ok: bad flags"
@@ -29,7 +50,10 @@ echo "ok: bad flags"
 # absl exits 1 after printing help; what matters is the text.
 "$server" --help >"$tmp/help.out" 2>&1
 for flag in --listen --mode --max_idle --initial_block_bytes --max_receive_message_bytes --max_concurrent_streams \
-            --resource_quota_bytes --measure --shutdown_deadline; do
+            --resource_quota_bytes --measure --shutdown_deadline --shutdown_drain_delay --shutdown_hard_deadline \
+            --max_connection_idle --max_connection_age --max_connection_age_grace --handshake_timeout \
+            --keepalive_time --keepalive_timeout --keepalive_min_ping_interval --keepalive_max_ping_strikes \
+            --accept_compressed_requests; do
   grep -q -- "$flag " "$tmp/help.out" || fail "--help does not describe $flag"
 done
 "$probe" --help >"$tmp/probe_help.out" 2>&1

@@ -1,0 +1,80 @@
+// ConnectionLimits: what reco_server's transport lets a client hold and send --
+// connection lifetime (idle, age, handshake), keepalive enforcement, and the request
+// encodings it accepts -- plus the checks on the listening address and the start-up
+// raise of the open-files limit. Every limit is on by default with a safe value; each
+// is a reco_server flag (docs/server.md, "Connections").
+//
+// Example:
+//   reco::ConnectionLimits limits;               // the defaults below
+//   limits.max_connection_idle = absl::Seconds(1);
+//   if (absl::Status s = reco::CheckConnectionLimits(limits); !s.ok()) ...;
+//   grpc::ServerBuilder builder;
+//   reco::ApplyConnectionLimits(limits, &builder);  // channel args, compression set
+//
+// Thread-safety: plain values and free functions; RaiseOpenFileLimit() changes a
+// process-wide limit: call it once, from main, before serving.
+#ifndef ARENA_GRPC_SERVER_CONNECTION_LIMITS_H_
+#define ARENA_GRPC_SERVER_CONNECTION_LIMITS_H_
+
+#include <cstdint>
+#include <string>
+
+#include <grpcpp/server_builder.h>
+
+#include "absl/status/status.h"
+#include "absl/time/time.h"
+
+namespace reco {
+
+struct ConnectionLimits {
+  // A connection with no call for this long gets GOAWAY and is closed (gRPC's
+  // max_connection_idle; its default is infinite: an idle client held a socket forever).
+  absl::Duration max_connection_idle = absl::Minutes(10);
+  // Every connection gets GOAWAY after this long (+-10 % jitter, gRPC's), so clients
+  // re-resolve and rebalance; its calls then have max_connection_age_grace to finish
+  // before the connection is closed.
+  absl::Duration max_connection_age = absl::Minutes(30);
+  absl::Duration max_connection_age_grace = absl::Minutes(1);
+  // A connection must finish its HTTP/2 (or TLS) handshake within this (gRPC's
+  // default is 120 s: a client that opens sockets and says nothing held them that long).
+  absl::Duration handshake_timeout = absl::Seconds(10);
+  // The server pings a connection that has been quiet this long and closes it when
+  // no answer comes within keepalive_timeout: a vanished peer frees its socket.
+  absl::Duration keepalive_time = absl::Minutes(2);
+  absl::Duration keepalive_timeout = absl::Seconds(20);
+  // Keepalive enforcement: a client pinging more often than this without data gets a
+  // strike; after max_ping_strikes strikes, GOAWAY(ENHANCE_YOUR_CALM) and close.
+  absl::Duration min_recv_ping_interval = absl::Minutes(1);
+  int max_ping_strikes = 2;
+  // Requests must be identity-encoded unless this is true: a compressed request is
+  // inflated by gRPC BEFORE max_receive_message_bytes is checked (a 1 MB gzip request
+  // became 1,000 MiB), so by default gzip/deflate requests get UNIMPLEMENTED at their
+  // headers. true accepts gzip and deflate (not a bomb-proof setting).
+  bool accept_compressed_requests = false;
+};
+
+// The smallest grpc::ResourceQuota (ServerOptions::resource_quota_bytes, when not 0)
+// we accept. Measured with gRPC 1.51: at 1 B, 4 KiB and 16 KiB every call failed
+// (UNAVAILABLE, "GOAWAY received": the connection is closed for want of memory); from
+// 32 KiB a 10,000-item call was served. 1 MiB leaves a margin of 32.
+inline constexpr int64_t kMinResourceQuotaBytes = 1 << 20;
+
+// Each duration positive and within a day; ping strikes 0..1000 (0: gRPC's "no
+// limit"); age grace and handshake no longer than a day. The message names the field.
+absl::Status CheckConnectionLimits(const ConnectionLimits& limits);
+
+// Sets the channel arguments and the accepted compression algorithms on `builder`.
+void ApplyConnectionLimits(const ConnectionLimits& limits, grpc::ServerBuilder* builder);
+
+// "HOST:PORT" (HOST may be "[v6]") with PORT a decimal number in 1..65535, or 0
+// (pick a free port). Without this gRPC took 127.0.0.1:99999 and listened elsewhere.
+absl::Status CheckListenAddress(const std::string& listen);
+
+// Raises the soft RLIMIT_NOFILE to the hard limit (each connection is a descriptor;
+// Debian's soft default of 1024 caps the server at ~1,000 clients). Returns one line
+// for the log: "open files limit raised from 1024 to 1048576", or why not.
+std::string RaiseOpenFileLimit();
+
+}  // namespace reco
+
+#endif  // ARENA_GRPC_SERVER_CONNECTION_LIMITS_H_
