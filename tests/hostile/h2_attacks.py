@@ -22,7 +22,8 @@ the window's peak RSS and the store's leases. Prints one JSON object; see REPORT
 below for its fields. The test (h2_attacks_test.sh) and scripts/http2_attacks.sh read it.
 
 Bounded by --seconds (at most 120) and --max_streams / --max_bytes; connects only to
-127.0.0.1. Needs protoc (protobuf-compiler) to make the Python messages at run time.
+127.0.0.1. Needs protoc (protobuf-compiler) to make the Python messages at run time
+(server_watch.py, beside this file, does the measuring).
 """
 import argparse
 import json
@@ -30,16 +31,14 @@ import os
 import select
 import socket
 import struct
-import subprocess
 import sys
-import tempfile
 import threading
 import time
 
-import grpc
 import hpack
 
-HOST = "127.0.0.1"  # never anything else
+from server_watch import HOST, ProcSampler, Prober, get_stats, load_messages
+
 PATH = b"/reco.v1.Recommender/Recommend"
 PREFACE = b"PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n"
 DATA, HEADERS, RST_STREAM, SETTINGS, PING, GOAWAY, WINDOW_UPDATE, CONTINUATION = 0, 1, 3, 4, 6, 7, 8, 9
@@ -311,102 +310,6 @@ def header_flood(port, seconds, max_bytes, endless_value):
     return out
 
 
-class ProcSampler:
-    """Samples /proc/PID: CPU seconds (utime + stime) and VmRSS, every 50 ms."""
-
-    def __init__(self, pid):
-        self.pid = pid
-        self.tick = os.sysconf("SC_CLK_TCK")
-        self.peak_rss = 0
-        self.stop = threading.Event()
-        self.thread = threading.Thread(target=self._loop, daemon=True)
-
-    def cpu_seconds(self):
-        with open(f"/proc/{self.pid}/stat") as f:
-            fields = f.read().rsplit(")", 1)[1].split()
-        return (int(fields[11]) + int(fields[12])) / self.tick  # utime, stime
-
-    def rss_bytes(self):
-        with open(f"/proc/{self.pid}/status") as f:
-            for line in f:
-                if line.startswith("VmRSS:"):
-                    return int(line.split()[1]) * 1024
-        return 0
-
-    def _loop(self):
-        while not self.stop.is_set():
-            try:
-                self.peak_rss = max(self.peak_rss, self.rss_bytes())
-            except OSError:
-                return
-            self.stop.wait(0.05)
-
-    def alive(self):
-        try:
-            with open(f"/proc/{self.pid}/stat") as f:
-                return f.read().rsplit(")", 1)[1].split()[0] != "Z"
-        except OSError:
-            return False
-
-
-def load_messages(proto_dir):
-    """reco_pb2 and stats_pb2, made by protoc into a temporary directory."""
-    out = tempfile.mkdtemp(prefix="h2_attacks_pb2_")
-    subprocess.run(["protoc", f"-I{proto_dir}", f"--python_out={out}", "reco.proto", "stats.proto"],
-                   check=True, cwd=proto_dir)
-    sys.path.insert(0, out)
-    import reco_pb2  # noqa: E402
-    import stats_pb2  # noqa: E402
-    return reco_pb2, stats_pb2
-
-
-class Prober:
-    """A normal gRPC client calling Recommend every `interval` s with a deadline."""
-
-    def __init__(self, port, interval, deadline, expected):
-        self.channel = grpc.insecure_channel(f"{HOST}:{port}")
-        self.call = self.channel.unary_unary("/reco.v1.Recommender/Recommend")
-        self.interval, self.deadline, self.expected = interval, deadline, expected
-        self.ok = self.timeouts = self.errors = self.wrong = 0
-        self.worst_ok_s = 0.0
-        self.stop = threading.Event()
-        self.thread = threading.Thread(target=self._loop, daemon=True)
-
-    def once(self):
-        t = time.monotonic()
-        try:
-            reply = self.call(request_bytes(), timeout=self.deadline)
-        except grpc.RpcError as e:
-            return ("timeout" if e.code() == grpc.StatusCode.DEADLINE_EXCEEDED else "error"), None
-        took = time.monotonic() - t
-        if self.expected is not None and reply != self.expected:
-            return "wrong", reply
-        self.worst_ok_s = max(self.worst_ok_s, took)
-        return "ok", reply
-
-    def _loop(self):
-        while not self.stop.is_set():
-            start = time.monotonic()
-            what, _ = self.once()
-            if what == "ok":
-                self.ok += 1
-            elif what == "timeout":
-                self.timeouts += 1
-            elif what == "wrong":
-                self.wrong += 1
-            else:
-                self.errors += 1
-            self.stop.wait(max(0.0, self.interval - (time.monotonic() - start)))
-
-
-def get_stats(port, stats_pb2, reset):
-    with grpc.insecure_channel(f"{HOST}:{port}") as ch:
-        call = ch.unary_unary("/reco.v1.ServerStats/GetStats",
-                              request_serializer=stats_pb2.GetStatsRequest.SerializeToString,
-                              response_deserializer=stats_pb2.StatsSnapshot.FromString)
-        return call(stats_pb2.GetStatsRequest(reset=reset), timeout=10)
-
-
 def main():
     p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     p.add_argument("--port", type=int, required=True)
@@ -428,7 +331,7 @@ def main():
     reco_pb2, stats_pb2 = load_messages(a.proto_dir)
     sampler = ProcSampler(a.pid)
     # The reference reply, before any attack: the reply is a function of the request.
-    prober = Prober(a.port, a.probe_interval, a.probe_deadline, None)
+    prober = Prober(a.port, request_bytes(), a.probe_interval, a.probe_deadline, None)
     what, expected = prober.once()
     if what != "ok":
         print(json.dumps({"error": f"the server did not answer before the attack ({what})"}))
