@@ -39,6 +39,7 @@ import sys
 import threading
 import time
 
+import grpc
 import hpack
 
 from server_watch import HOST, ProcSampler, Prober, get_stats, load_messages
@@ -378,13 +379,18 @@ def main():
         after["final_probe"] = final_what
         if final_reply is not None:
             after["final_items"] = len(reco_pb2.RecommendResponse.FromString(final_reply).items)
-        s = get_stats(a.port, stats_pb2, reset=False)
-        after["stats"] = {"peak_rss_bytes": s.peak_rss_bytes, "rss_bytes": s.rss_bytes,
-                          "cpu_user_seconds": s.cpu_user_seconds, "cpu_system_seconds": s.cpu_system_seconds,
-                          "rpcs": s.rpcs, "rpc_errors": s.rpc_errors, "store_acquired": s.store.acquired,
-                          "store_created": s.store.created, "store_unpooled": s.store.unpooled,
-                          "store_idle": s.store.idle, "store_in_use": s.store.in_use,
-                          "heap_in_use_bytes": s.malloc_heap.in_use_bytes if s.malloc_heap.available else None}
+        try:
+            s = get_stats(a.port, stats_pb2, reset=False)
+        except grpc.RpcError as e:  # a server still busy with what the attack left
+            s = None
+            after["stats_error"] = str(e.code())
+        if s is not None:
+            after["stats"] = {"peak_rss_bytes": s.peak_rss_bytes, "rss_bytes": s.rss_bytes,
+                              "cpu_user_seconds": s.cpu_user_seconds, "cpu_system_seconds": s.cpu_system_seconds,
+                              "rpcs": s.rpcs, "rpc_errors": s.rpc_errors, "store_acquired": s.store.acquired,
+                              "store_created": s.store.created, "store_unpooled": s.store.unpooled,
+                              "store_idle": s.store.idle, "store_in_use": s.store.in_use,
+                              "heap_in_use_bytes": s.malloc_heap.in_use_bytes if s.malloc_heap.available else None}
     # REPORT: the attack's own figures (attack), the server's cost (server), the probes.
     report = {"attack_name": a.attack, "mode": stats_before.mode, "seconds": a.seconds, "attack": attack,
               "server": {"rss_before_bytes": rss_before, "rss_peak_sampled_bytes": max(sampler.peak_rss, rss_before),
