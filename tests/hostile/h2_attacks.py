@@ -42,6 +42,7 @@ import time
 import grpc
 import hpack
 
+sys.dont_write_bytecode = True  # no __pycache__ beside the sources for the import below
 from server_watch import HOST, ProcSampler, Prober, get_stats, load_messages
 
 PATH = b"/reco.v1.Recommender/Recommend"
