@@ -1,0 +1,81 @@
+#!/usr/bin/env bash
+# The HTTP/2 attacks of docs/reliability.md ("The HTTP/2 stack"), long variant: for
+# every memory mode and every attack of tests/hostile/h2_attacks.py (rapid_reset,
+# continuation, small_continuations, endless_value), a fresh reco_server on 127.0.0.1:0, the attack for
+# SECONDS (default 10), then one table row of what the server paid. Prints the
+# markdown table on stdout; each run's JSON goes to OUT_DIR (default a temporary one).
+#   scripts/http2_attacks.sh [SECONDS [OUT_DIR]]
+# Env: RECO_SERVER (default build/server/reco_server), MODES, ATTACKS, SERVER_FLAGS
+# (extra reco_server flags, e.g. "--max_concurrent_streams 1"), SETTLE (seconds after
+# the attack before the "after" figures, default 2), MAX_STREAMS (rapid_reset's cap,
+# default 200000: each reset stream can hold ~15-30 KiB until the server catches up),
+# MAX_BYTES (the header floods' cap, default 1 GiB: 1.51 may buffer all of it).
+set -euo pipefail
+root=$(cd "$(dirname "$0")/.." && pwd)
+seconds=${1:-10}
+out=${2:-$(mktemp -d)}
+mkdir -p "$out"
+server=${RECO_SERVER:-$root/build/server/reco_server}
+modes=${MODES:-heap reuse arena arena_pool}
+attacks=${ATTACKS:-rapid_reset continuation small_continuations endless_value}
+[ -x "$server" ] || { echo "no $server: run scripts/build.sh first" >&2; exit 1; }
+. "$root/scripts/lib/reco_servers.sh"
+trap 'stop_reco_servers || true' EXIT
+
+echo "CPU: $(lscpu | sed -n 's/^Model name: *//p'), $(nproc) cores; gRPC $(dpkg-query -W -f '${Version}' libgrpc++1.51 2>/dev/null || echo '?'); ${seconds} s per attack; flags: ${SERVER_FLAGS:-none}"
+echo
+for attack in $attacks; do
+  for mode in $modes; do
+    # shellcheck disable=SC2086  # SERVER_FLAGS is a list of words
+    start_reco_server "$out/$mode.$attack.log" "$server" --mode "$mode" ${SERVER_FLAGS:-}
+    /usr/bin/python3 "$root/tests/hostile/h2_attacks.py" --port "$SERVER_PORT" --pid "$SERVER_PID" \
+      --attack "$attack" --seconds "$seconds" --settle "${SETTLE:-2}" \
+      --max_streams "${MAX_STREAMS:-200000}" --max_bytes "${MAX_BYTES:-1073741824}" >"$out/$mode.$attack.json" ||
+      echo "h2_attacks.py failed for $mode $attack: $(cat "$out/$mode.$attack.json")" >&2
+    # A server still working through reset streams may not exit on SIGTERM in 15 s:
+    # that is a finding (it is then killed), not a reason to stop the table.
+    if stop_reco_servers 2>/dev/null; then echo "exit $SERVER_RC" >"$out/$mode.$attack.stop"
+    else echo "killed: no exit 15 s after SIGTERM" >"$out/$mode.$attack.stop"; fi
+  done
+done
+
+/usr/bin/python3 - "$out" $attacks -- $modes <<'EOF'
+import json, os, sys
+out = sys.argv[1]
+i = sys.argv.index("--")
+attacks, modes = sys.argv[2:i], sys.argv[i + 1:]
+mib = lambda b: f"{b / 2**20:.0f}"
+print("| attack | mode | sent | server CPU s | RSS MiB before / peak / after | leases acquired / created / unpooled / in use after | probes ok / timeout / error | first OK call after the attack | server's answer | SIGTERM after |")
+print("|---|---|---|---|---|---|---|---|---|---|")
+for attack in attacks:
+    for mode in modes:
+        try:
+            d = json.load(open(os.path.join(out, f"{mode}.{attack}.json")))
+        except (OSError, ValueError):
+            print(f"| {attack} | {mode} | (no result) |||||"); continue
+        a, s, af, p = d["attack"], d["server"], d["after"], d["probes"]
+        st = af.get("stats", {})
+        if attack == "rapid_reset":
+            sent = f"{a['streams_sent']:,} streams ({a['streams_per_s']:,.0f}/s)"
+        else:
+            sent = f"{a['bytes_sent'] / 1e6:.1f} MB ({a['mb_per_s']:.2f} MB/s)"
+        answer = []
+        if a["goaway"]: answer.append(f"GOAWAY x{a['goaway']} (error {a['goaway_error']}) at {a['goaway_at_s']:.2f} s")
+        if a["closed_by_server"]: answer.append(f"closed at {a['closed_at_s']:.3f} s ({a['closed_how']})")
+        if a["rst_stream_received"]: answer.append(f"{a['rst_stream_received']} RST_STREAM")
+        for code, msg in a.get("first_grpc_statuses", [])[:2]: answer.append(f"status {code} '{msg}'")
+        if not af.get("alive"): answer.append("SERVER DIED")
+        r = af.get("recovery", {})
+        try:
+            stop = open(os.path.join(out, f"{mode}.{attack}.stop")).read().strip()
+        except OSError:
+            stop = "?"
+        recovered = "never" if r.get("first_ok_after_s") is None else f"{r['first_ok_after_s']:.1f} s ({r['failed_calls']} failed)"
+        print(f"| {attack} | {mode} | {sent} | {af.get('cpu_seconds', float('nan')):.2f} | "
+              f"{mib(s['rss_before_bytes'])} / {mib(max(s['rss_peak_sampled_bytes'], st.get('peak_rss_bytes', 0)))} / "
+              f"{mib(af.get('rss_bytes', 0))} | {st.get('store_acquired', '-')} / {st.get('store_created', '-')} / "
+              f"{st.get('store_unpooled', '-')} / {st.get('store_in_use', '-')} | "
+              f"{p['ok']} / {p['timeouts']} / {p['errors'] + p['wrong_reply']} | {recovered} | {'; '.join(answer) or 'none'} | {stop} |")
+EOF
+echo
+echo "JSON per run: $out"
