@@ -26,9 +26,14 @@
 #       sets an EXIT trap that kills (SIGKILL) every server started and not stopped,
 #       then removes the directory. Call it directly, not in $(...).
 #   fail MESSAGE           prints "FAIL: MESSAGE" to stderr and exits 1.
+#   sanitized_build BINARY true when BINARY was built with ASan or TSan (whose
+#       quarantine and shadow memory make RSS figures meaningless, and whose runtime
+#       needs file descriptors of its own).
 RECO_SERVER_PIDS=()
 
 fail() { echo "FAIL: $*" >&2; exit 1; }
+
+sanitized_build() { grep -qaE '__(asan|tsan)_init' "$1"; }
 
 reco_server_port() {
   local port

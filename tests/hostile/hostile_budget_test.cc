@@ -44,6 +44,13 @@ constexpr uint32_t kItems = 10000;
 // transport memory for 256 calls, the in-process client's receive buffers, and glibc's
 // rounding. Measured peak RSS rise: see the test's output (printed on every run).
 constexpr uint64_t kOverhead = uint64_t{96} << 20;
+// Under a sanitizer RSS is not the server's figure (ASan's quarantine keeps freed
+// memory, and shadow memory grows with it): the RSS bounds are not checked there.
+#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
+constexpr bool kSanitized = true;
+#else
+constexpr bool kSanitized = false;
+#endif
 
 struct Call {
   grpc::ClientContext context;
@@ -102,6 +109,13 @@ class HostileBudgetTest : public ::testing::TestWithParam<MemoryMode> {
     Reply warm = CallBytes(channel_.get(), Request(kItems, v1::TEXT_PROFILE_REALISTIC).SerializeAsString(),
                            absl::Seconds(60));
     ASSERT_TRUE(warm.status.ok()) << warm.status.error_message();
+    // gRPC releases the warm call's messages after the client has its reply: wait for
+    // that, so the window below starts with nothing out.
+    for (int i = 0; i < 2000; ++i) {
+      v1::StatsSnapshot s = server_->Stats(/*reset=*/false);
+      if (s.store().in_use() == 0 && s.budget().in_use_bytes() == 0) break;
+      std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    }
     server_->Stats(/*reset=*/true);
   }
 
@@ -156,7 +170,7 @@ TEST_P(HostileBudgetTest, ReadingFloodIsRefusedPastTheBudget) {
   std::printf("reading flood: %d OK, %d RESOURCE_EXHAUSTED; budget peak %llu bytes; peak RSS rise %llu MiB\n", ok,
               exhausted, static_cast<unsigned long long>(s.budget().peak_bytes()),
               static_cast<unsigned long long>(rise >> 20));
-  EXPECT_LE(rise, kBudget + kOverhead) << "peak RSS " << peak_rss << " from " << baseline_rss;
+  if (!kSanitized) EXPECT_LE(rise, kBudget + kOverhead) << "peak RSS " << peak_rss << " from " << baseline_rss;
   ExpectWhole(*server_, channel_.get(), "a reading flood");
 }
 
@@ -192,7 +206,7 @@ TEST_P(HostileBudgetTest, NeverReadingClientHoldsNoMoreThanTheBudget) {
   std::printf("never-reading client: %d refused, %d held; most reserved %llu bytes; peak RSS rise %llu MiB\n",
               refused, unanswered, static_cast<unsigned long long>(max_reserved.load()),
               static_cast<unsigned long long>(rise >> 20));
-  EXPECT_LE(rise, kBudget + kOverhead) << "peak RSS " << peak_rss << " from " << baseline_rss;
+  if (!kSanitized) EXPECT_LE(rise, kBudget + kOverhead) << "peak RSS " << peak_rss << " from " << baseline_rss;
   // The client is gone: its calls are cancelled, their memory and reservations return.
   ExpectWhole(*server_, channel_.get(), "a never-reading client");
 }
@@ -246,9 +260,7 @@ void HostileBudgetTest::RunDeadlineStorm(int deadline_ms) {
 // of its figure before the burst (the trimmer looks every 100 ms here, every second by
 // default). Without the trimmer (interval 0) RSS stayed 117-176 MB above it.
 TEST_P(HostileBudgetTest, MemoryGoesBackAfterABurst) {
-#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
-  GTEST_SKIP() << "a sanitizer's allocator returns memory by its own rules";
-#endif
+  if (kSanitized) GTEST_SKIP() << "a sanitizer's allocator returns memory by its own rules";
   if (AllocationCounter::MallocName() != "glibc") GTEST_SKIP() << "the trimmer is glibc's";
   StartServer(ServerOptions().inflight_budget_bytes, TrimOptions{absl::Milliseconds(100), uint64_t{16} << 20});
   const uint64_t before = ReadProcessMetrics().rss_bytes;

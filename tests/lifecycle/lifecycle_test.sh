@@ -36,15 +36,17 @@ drain)
   for round in 1 2; do
     # A reply budget that admits all 16 (24 MB each at its estimate): the drain is
     # under test here, not the budget.
-    start_reco_server --stderr "$tmp/d.err" "$tmp/d.out" "$server" --shutdown_drain_delay=1s \
+    # A 3 s drain delay: under ASan on 2 cores, 1 s was once too short for all 16 calls to
+    # reach their handlers before gRPC's Shutdown (3 of 16 CANCELLED).
+    start_reco_server --stderr "$tmp/d.err" "$tmp/d.out" "$server" --shutdown_drain_delay=3s \
       --inflight_budget_bytes=536870912 --shutdown_deadline=30s --shutdown_hard_deadline=40s ||
       fail "reco_server did not start"
-    # SIGTERM 20 ms after the calls were sent; one more call, from a new client, 2.5 s after it, well after the
+    # SIGTERM 20 ms after the calls were sent; one more call, from a new client, 4.5 s after it, well after the
     # drain delay: a call arriving after gRPC's Shutdown began but before its client read
     # the GOAWAY is CANCELLED, not UNAVAILABLE (drain.h; seen once at 0.3 s after the
     # delay on this machine). The deadline is long: on a loaded machine 16 replies of 10,000 items can take
     # seconds, and a call cancelled AT the deadline is not what this case is about.
-    timeout 60 "${client[@]}" inflight "$SERVER_PORT" "$SERVER_PID" 16 10000 16 20 2500 >"$tmp/out.json" ||
+    timeout 60 "${client[@]}" inflight "$SERVER_PORT" "$SERVER_PID" 16 10000 16 20 4500 >"$tmp/out.json" ||
       fail "inflight client: $(cat "$tmp/out.json")"
     wait_exit "$SERVER_PID" 45
     echo "drain round $round: $(cat "$tmp/out.json") exit $RC"
@@ -125,6 +127,12 @@ connections)
   fi
 
   # EMFILE: 64 descriptors (soft and hard), 120 idle connections tried, then closed.
+  # Not under a sanitizer: its runtime needs descriptors of its own to check and report
+  # (UBSan's vptr check failed reading its own data with none left).
+  if sanitized_build "$server"; then
+    echo "skip: EMFILE recovery under a sanitizer build"
+    exit 0
+  fi
   (ulimit -n 64; exec "$server" --listen 127.0.0.1:0 --shutdown_drain_delay=0s) >"$tmp/e.out" 2>"$tmp/e.err" &
   pid=$!
   RECO_SERVER_PIDS+=("$pid")
