@@ -13,12 +13,16 @@
 // the same warm-up as the allocation ledger (3 responses), so they equal the ledger's
 // steady-state figures: BM_Build = build, BM_Serialize = serialize, BM_Release =
 // release, BM_Cycle = the three summed (tested by bench_matches_ledger).
+#include <algorithm>
+#include <atomic>
 #include <chrono>
 #include <memory>
+#include <mutex>
 #include <string>
 
 #include <benchmark/benchmark.h>
 
+#include "absl/strings/str_cat.h"
 #include "bench/allocation_meter.h"
 #include "bench/bench_case.h"
 #include "bench/benchmark_families.h"
@@ -81,6 +85,56 @@ void Build(benchmark::State& state, const BenchCase& c) {
   }
   meter.Report(state);
   ReportThroughput(state, c, size);
+}
+
+// The server's "is anyone still waiting?" check (issue 10), alone: system_clock::now()
+// against the deadline, then what ServerContextBase::IsCancelled() does in gRPC 1.51
+// on the callback API (an atomic load, then a mutex-guarded flag in
+// CompletionOp::CheckCancelledAsync). Its cost x checks per build, against the build's
+// time, is what --check_every_items trades for how soon an abandoned build stops.
+class StopCheck {
+ public:
+  bool NobodyWaits() {
+    if (std::chrono::system_clock::now() >= deadline_) return true;
+    if (marked_cancelled_.load(std::memory_order_acquire)) return true;
+    std::lock_guard<std::mutex> lock(completion_mu_);
+    return cancelled_;
+  }
+
+ private:
+  const std::chrono::system_clock::time_point deadline_ = std::chrono::system_clock::now() + std::chrono::hours(1);
+  std::atomic<bool> marked_cancelled_{false};
+  std::mutex completion_mu_;
+  bool cancelled_ = false;
+};
+
+void StopCheckAlone(benchmark::State& state) {
+  StopCheck check;
+  for (auto _ : state) benchmark::DoNotOptimize(check.NobodyWaits());
+}
+
+// Build with BuildResponseUnlessStopped asking every `every` items (0: plain
+// BuildResponse, no check).
+void BuildChecked(benchmark::State& state, const BenchCase& c, uint32_t every) {
+  std::unique_ptr<MessageStore> store = MakeMessageStore(c.mode, {});
+  const v1::RecommendRequest request = c.Request();
+  std::string buffer;
+  WarmUp(*store, request, &buffer);
+  StopCheck check;
+  uint64_t checks = 0;
+  auto counted = [&] { return ++checks, check.NobodyWaits(); };
+  for (auto _ : state) {
+    MessageLease lease = store->Acquire();
+    if (every == 0) {
+      BuildResponse(request, lease.response);
+    } else {
+      BuildResponseUnlessStopped(request, lease.response, counted, every);
+    }
+    benchmark::DoNotOptimize(lease.response);
+    store->Release(lease);
+  }
+  state.counters["checks_per_build"] =
+      benchmark::Counter(static_cast<double>(checks) / std::max<int64_t>(1, state.iterations()));
 }
 
 // ByteSizeLong() + SerializeWithCachedSizesToArray() of one built response into a
@@ -216,6 +270,16 @@ void RegisterPhaseBenchmarks() {
       {"BM_Cycle", Cycle, false},     {"BM_Build", Build, true},           {"BM_Serialize", Serialize, false},
       {"BM_Release", Release, true},  {"BM_Parse", Parse, true},           {"BM_ParseCycle", ParseCycle, false},
   };
+  // The checks' cost, for choosing reco_server's --check_every_items (docs/server.md).
+  benchmark::RegisterBenchmark("BM_StopCheck", StopCheckAlone);
+  for (uint32_t every : {0u, 1u, 4u, 16u, 64u}) {
+    for (uint32_t items : {200u}) {
+      const BenchCase c{MemoryMode::kArenaPool, items, v1::TEXT_PROFILE_REALISTIC};
+      benchmark::RegisterBenchmark(absl::StrCat(c.Name("BM_BuildChecked"), "/every:", every).c_str(),
+                                   [c, every](benchmark::State& state) { BuildChecked(state, c, every); })
+          ->Unit(benchmark::kMicrosecond);
+    }
+  }
   for (const Family& family : kFamilies) {
     for (uint32_t items : GridItemCounts()) {
       for (v1::TextProfile profile : GridProfiles()) {
