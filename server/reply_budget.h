@@ -1,4 +1,4 @@
-// ReplyBudget: a process-wide byte budget for the replies in flight (issue 10, step 1).
+// ReplyBudget: a process-wide byte budget for the replies in flight.
 //
 // Before building a reply the server reserves its estimated memory
 // (core/reply_memory.h); when gRPC releases the call, the reservation goes back. A
@@ -7,9 +7,10 @@
 // naming the limit and its flag: never a wait, never an unbounded queue. So the reply
 // memory the server holds is bounded by the capacity, whatever the clients do.
 //
-// Not wired into reco_server yet: the release point for every mode (gRPC's
-// ContextAllocator::Release, which runs after the message holder's Release, heap mode
-// included) and the flags come next.
+// reco_server holds each call's reservation in its context (call_reservations.h) and
+// releases it in gRPC's ContextAllocator::Release, which runs after the message
+// holder's release, in every mode (heap included). Flags: --inflight_budget_bytes,
+// --max_reply_bytes.
 //
 // Example:
 //   reco::ReplyBudget budget(/*capacity_bytes=*/256 << 20, /*max_reply_bytes=*/32 << 20);
