@@ -2,6 +2,7 @@
 // are distinct, deterministic and vary with the request.
 #include "core/catalogue.h"
 
+#include <cstdio>
 #include <set>
 #include <string>
 #include <vector>
@@ -82,6 +83,16 @@ TEST(CatalogueTest, AskingForTheWholeCatalogueGivesEveryItemOnce) {
     ASSERT_EQ(picks.size(), size) << "capped at the catalogue's size";
     EXPECT_EQ(std::set<uint32_t>(picks.begin(), picks.end()).size(), size) << "size " << size;
   }
+}
+
+// The default catalogue (10,000 items per profile): what it costs at start-up. The
+// figures are printed; the memory is asserted to stay a small part of a 1 GiB container.
+TEST(CatalogueTest, TheDefaultCatalogueIsSmall) {
+  auto c = Catalogue::Build(CatalogueOptions());
+  EXPECT_EQ(c->size(), 10000u);
+  std::printf("default catalogue: 2 x %u items, %.1f MiB (SpaceUsedLong), built in %.3f s\n", c->size(),
+              c->space_used_bytes() / 1048576.0, c->build_seconds());
+  EXPECT_LT(c->space_used_bytes(), uint64_t{64} << 20);
 }
 
 }  // namespace
