@@ -44,6 +44,7 @@ import hpack
 
 sys.dont_write_bytecode = True  # no __pycache__ beside the sources for the import below
 from server_watch import HOST, ProcSampler, Prober, get_stats, load_messages
+import raw_http2_client  # the hand-written RecommendRequest encoder
 
 PATH = b"/reco.v1.Recommender/Recommend"
 PREFACE = b"PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n"
@@ -87,20 +88,9 @@ def request_headers_block():
             literal(31, b"application/grpc") + literal(0, b"trailers", b"te"))
 
 
-def varint(n):
-    out = bytearray()
-    while True:
-        b = n & 0x7F
-        n >>= 7
-        out.append(b | (0x80 if n else 0))
-        if not n:
-            return bytes(out)
-
-
-def request_bytes(user=b"h2-attacks", items=5, profile=1, seed=9):
-    # reco.v1.RecommendRequest by hand: 1 user_id, 2 item_count, 3 text_profile, 4 seed.
-    return (b"\x0a" + varint(len(user)) + user + b"\x10" + varint(items) +
-            b"\x18" + varint(profile) + b"\x20" + varint(seed))
+def request_bytes():
+    # The attacks' own valid request (5 compact items), built by raw_http2_client's encoder.
+    return raw_http2_client.request_bytes(user=b"h2-attacks", items=5, profile=1, seed=9)
 
 
 def grpc_message(message):
