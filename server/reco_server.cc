@@ -54,8 +54,9 @@ absl::Status CheckOptions(const ServerOptions& o) {
         absl::StrCat("max_concurrent_streams: ", o.max_concurrent_streams, " is not positive"));
   }
   if (o.resource_quota_bytes > 0 && o.resource_quota_bytes < kMinResourceQuotaBytes) {
-    return absl::InvalidArgumentError(absl::StrCat("resource_quota_bytes: ", o.resource_quota_bytes,
-                                                   " is too small to serve a call (0 or >= ", kMinResourceQuotaBytes, ")"));
+    return absl::InvalidArgumentError(absl::StrCat("resource_quota_bytes=", o.resource_quota_bytes,
+                                                   " is too small to serve a call: 0 (gRPC's default) or at least ",
+                                                   kMinResourceQuotaBytes));
   }
   if (o.resource_quota_bytes < 0) {
     return absl::InvalidArgumentError(absl::StrCat("resource_quota_bytes: ", o.resource_quota_bytes, " is negative"));

@@ -120,10 +120,7 @@ reco::ServerOptions OptionsFromFlags() {
   o.max_receive_message_bytes = Bounded(FLAGS_max_receive_message_bytes, "max_receive_message_bytes", 64, 64 << 20);
   o.max_concurrent_streams = Bounded(FLAGS_max_concurrent_streams, "max_concurrent_streams", 1, 1 << 20);
   o.resource_quota_bytes = Bounded(FLAGS_resource_quota_bytes, "resource_quota_bytes", 0, int64_t{1} << 40);
-  if (o.resource_quota_bytes > 0 && o.resource_quota_bytes < reco::kMinResourceQuotaBytes) {
-    BadFlag(absl::StrCat("--resource_quota_bytes=", o.resource_quota_bytes, " is too small to serve a call: 0 (gRPC's ",
-                         "default) or at least ", reco::kMinResourceQuotaBytes));
-  }
+  // Too small a quota to serve one call is refused by RecoServer::Start (exit 2 below).
   absl::StatusOr<reco::ConnectionLimits> limits = reco::ConnectionLimitsFromFlags();
   if (!limits.ok()) BadFlag(std::string(limits.status().message()));
   o.connection = *limits;
