@@ -31,7 +31,9 @@ MemoryTrimmer::Stats MemoryTrimmer::stats() const {
 
 bool MemoryTrimmer::TrimIfWorthIt() {
   if (!enabled_) return false;
-  std::lock_guard<std::mutex> lock(mu_);
+  // work_mu_, not mu_: a trim can take tens of milliseconds, and stats() (the Stats
+  // RPC) must not wait for it.
+  std::lock_guard<std::mutex> work(work_mu_);
   const uint64_t allocated = AllocationCounter::Process().bytes;
   const uint64_t free_bytes = ReadGlibcHeap("glibc").free_bytes;
   if (free_bytes <= options_.threshold_bytes) return false;
@@ -41,12 +43,16 @@ bool MemoryTrimmer::TrimIfWorthIt() {
   const uint64_t rss_before = ReadProcessMetrics().rss_bytes;
   const auto start = std::chrono::steady_clock::now();
   malloc_trim(0);
-  stats_.trim_seconds += std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   const uint64_t rss_after = ReadProcessMetrics().rss_bytes;
-  ++stats_.trims;
-  // Free pages inside chunks go back by madvise, which lowers RSS but not glibc's
-  // free-byte count: RSS is the figure that shows what was given back.
-  if (rss_before > rss_after) stats_.rss_bytes_returned += rss_before - rss_after;
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    ++stats_.trims;
+    stats_.trim_seconds += seconds;
+    // Free pages inside chunks go back by madvise, which lowers RSS but not glibc's
+    // free-byte count: RSS is the figure that shows what was given back.
+    if (rss_before > rss_after) stats_.rss_bytes_returned += rss_before - rss_after;
+  }
   allocated_at_last_trim_ = AllocationCounter::Process().bytes;
   free_at_last_trim_ = ReadGlibcHeap("glibc").free_bytes;
   return true;

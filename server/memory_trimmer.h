@@ -67,12 +67,13 @@ class MemoryTrimmer {
 
   const TrimOptions options_;
   const bool enabled_;
-  mutable std::mutex mu_;
+  mutable std::mutex mu_;  // stopping_ and stats_
   std::condition_variable wake_;
   bool stopping_ = false;
+  Stats stats_;
+  std::mutex work_mu_;  // one look at a time; the two below
   uint64_t allocated_at_last_trim_ = 0;  // the process's allocated bytes then
   uint64_t free_at_last_trim_ = 0;       // glibc's free bytes right after it
-  Stats stats_;
   std::thread thread_;  // last: started once the rest is initialized
 };
 

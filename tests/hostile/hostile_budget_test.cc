@@ -170,7 +170,9 @@ TEST_P(HostileBudgetTest, ReadingFloodIsRefusedPastTheBudget) {
   std::printf("reading flood: %d OK, %d RESOURCE_EXHAUSTED; budget peak %llu bytes; peak RSS rise %llu MiB\n", ok,
               exhausted, static_cast<unsigned long long>(s.budget().peak_bytes()),
               static_cast<unsigned long long>(rise >> 20));
-  if (!kSanitized) EXPECT_LE(rise, kBudget + kOverhead) << "peak RSS " << peak_rss << " from " << baseline_rss;
+  if (!kSanitized) {
+    EXPECT_LE(rise, kBudget + kOverhead) << "peak RSS " << peak_rss << " from " << baseline_rss;
+  }
   ExpectWhole(*server_, channel_.get(), "a reading flood");
 }
 
@@ -206,7 +208,9 @@ TEST_P(HostileBudgetTest, NeverReadingClientHoldsNoMoreThanTheBudget) {
   std::printf("never-reading client: %d refused, %d held; most reserved %llu bytes; peak RSS rise %llu MiB\n",
               refused, unanswered, static_cast<unsigned long long>(max_reserved.load()),
               static_cast<unsigned long long>(rise >> 20));
-  if (!kSanitized) EXPECT_LE(rise, kBudget + kOverhead) << "peak RSS " << peak_rss << " from " << baseline_rss;
+  if (!kSanitized) {
+    EXPECT_LE(rise, kBudget + kOverhead) << "peak RSS " << peak_rss << " from " << baseline_rss;
+  }
   // The client is gone: its calls are cancelled, their memory and reservations return.
   ExpectWhole(*server_, channel_.get(), "a never-reading client");
 }
