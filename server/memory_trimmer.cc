@@ -39,8 +39,9 @@ bool MemoryTrimmer::TrimIfWorthIt() {
   if (free_bytes <= options_.threshold_bytes) return false;
   const bool churned = allocated - allocated_at_last_trim_ > options_.threshold_bytes;
   const bool freed_more = free_bytes > free_at_last_trim_ + options_.threshold_bytes;
-  if (!churned && !freed_more) return false;
   const uint64_t rss_before = ReadProcessMetrics().rss_bytes;
+  const bool rss_grew = rss_before > rss_at_last_trim_ + options_.threshold_bytes;
+  if (!churned && !freed_more && !rss_grew) return false;
   const auto start = std::chrono::steady_clock::now();
   malloc_trim(0);
   const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
@@ -55,6 +56,7 @@ bool MemoryTrimmer::TrimIfWorthIt() {
   }
   allocated_at_last_trim_ = AllocationCounter::Process().bytes;
   free_at_last_trim_ = ReadGlibcHeap("glibc").free_bytes;
+  rss_at_last_trim_ = rss_after;
   return true;
 }
 

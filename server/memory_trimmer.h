@@ -6,9 +6,9 @@
 // of every arena back (madvise), at the price of walking the free chunks under the
 // arena locks. So a background thread looks every `interval` and trims only when it is
 // worth it: glibc holds more than `threshold_bytes` free, AND since the last trim
-// either the process allocated more than `threshold_bytes` (the free pages may have
-// been touched again) or glibc's free bytes grew by more than that (a burst was
-// freed). Otherwise the free pages it holds are the ones the last trim already gave
+// the process allocated more than `threshold_bytes` (the free pages may have been
+// touched again), or glibc's free bytes grew by more than that (a burst was freed),
+// or RSS grew by more than that. Otherwise the free pages it holds are the ones the last trim already gave
 // back (madvise lowers RSS, not glibc's free count). Under steady load the churn test
 // passes every interval, so the cost is at most one trim per interval; the stats say
 // how many trims and how long they took (docs/reliability.md has the measured cost).
@@ -74,6 +74,7 @@ class MemoryTrimmer {
   std::mutex work_mu_;  // one look at a time; the two below
   uint64_t allocated_at_last_trim_ = 0;  // the process's allocated bytes then
   uint64_t free_at_last_trim_ = 0;       // glibc's free bytes right after it
+  uint64_t rss_at_last_trim_ = 0;        // VmRSS right after it
   std::thread thread_;  // last: started once the rest is initialized
 };
 

@@ -286,6 +286,9 @@ TEST_P(HostileBudgetTest, MemoryGoesBackAfterABurst) {
     now = ReadProcessMetrics().rss_bytes;
   }
   v1::StatsSnapshot s = server_->Stats(/*reset=*/false);
+  std::printf("burst: glibc %llu MiB in use, %llu MiB free\n",
+              static_cast<unsigned long long>(s.malloc_heap().in_use_bytes() >> 20),
+              static_cast<unsigned long long>(s.malloc_heap().free_bytes() >> 20));
   std::printf("burst: RSS %llu MiB before, peak %llu MiB, %llu MiB after; %llu OK; %llu trims, %.3f s in them\n",
               static_cast<unsigned long long>(before >> 20), static_cast<unsigned long long>(peak >> 20),
               static_cast<unsigned long long>(now >> 20), static_cast<unsigned long long>(s.rpcs()),
