@@ -60,7 +60,7 @@ ArenaOptions CountedOptions() {
 // not Arena::Create).
 v1::RecommendResponse* BuildOn(Arena* arena, const v1::RecommendRequest& request) {
   v1::RecommendResponse* response = Arena::CreateMessage<v1::RecommendResponse>(arena);
-  BuildResponse(request, response);
+  BuildResponse(DefaultCatalogue(), request, response);
   return response;
 }
 

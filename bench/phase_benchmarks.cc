@@ -46,7 +46,7 @@ size_t WarmUp(MessageStore& store, const v1::RecommendRequest& request, std::str
   size_t size = 0;
   for (int i = 0; i < kWarmupResponses; ++i) {
     MessageLease lease = store.Acquire();
-    BuildResponse(request, lease.response);
+    BuildResponse(DefaultCatalogue(), request, lease.response);
     size = SerializeToBuffer(*lease.response, buffer);
     store.Release(lease);
   }
@@ -56,7 +56,7 @@ size_t WarmUp(MessageStore& store, const v1::RecommendRequest& request, std::str
 // The serialized bytes of the case's response (what a client receives).
 std::string WireBytes(const v1::RecommendRequest& request) {
   v1::RecommendResponse response;
-  BuildResponse(request, &response);
+  BuildResponse(DefaultCatalogue(), request, &response);
   return response.SerializeAsString();
 }
 
@@ -76,7 +76,7 @@ void Build(benchmark::State& state, const BenchCase& c) {
     Clock::time_point t0 = Clock::now();
     meter.Start();
     MessageLease lease = store->Acquire();
-    BuildResponse(request, lease.response);
+    BuildResponse(DefaultCatalogue(), request, lease.response);
     meter.Stop();
     Clock::time_point t1 = Clock::now();
     benchmark::DoNotOptimize(lease.response);
@@ -126,9 +126,9 @@ void BuildChecked(benchmark::State& state, const BenchCase& c, uint32_t every) {
   for (auto _ : state) {
     MessageLease lease = store->Acquire();
     if (every == 0) {
-      BuildResponse(request, lease.response);
+      BuildResponse(DefaultCatalogue(), request, lease.response);
     } else {
-      BuildResponseUnlessStopped(request, lease.response, counted, every);
+      BuildResponseUnlessStopped(DefaultCatalogue(), request, lease.response, counted, every);
     }
     benchmark::DoNotOptimize(lease.response);
     store->Release(lease);
@@ -145,7 +145,7 @@ void Serialize(benchmark::State& state, const BenchCase& c) {
   std::string buffer;
   WarmUp(*store, request, &buffer);
   MessageLease lease = store->Acquire();
-  BuildResponse(request, lease.response);
+  BuildResponse(DefaultCatalogue(), request, lease.response);
   size_t size = 0;
   AllocationMeter meter;
   for (auto _ : state) {
@@ -171,7 +171,7 @@ void Release(benchmark::State& state, const BenchCase& c) {
   AllocationMeter meter;
   for (auto _ : state) {
     MessageLease lease = store->Acquire();
-    BuildResponse(request, lease.response);
+    BuildResponse(DefaultCatalogue(), request, lease.response);
     Clock::time_point t0 = Clock::now();
     meter.Start();
     store->Release(lease);
@@ -193,7 +193,7 @@ void Cycle(benchmark::State& state, const BenchCase& c) {
   for (auto _ : state) {
     meter.Start();
     MessageLease lease = store->Acquire();
-    BuildResponse(request, lease.response);
+    BuildResponse(DefaultCatalogue(), request, lease.response);
     size = SerializeToBuffer(*lease.response, &buffer);
     store->Release(lease);
     meter.Stop();

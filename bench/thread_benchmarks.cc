@@ -54,7 +54,7 @@ void CycleThreaded(benchmark::State& state, MessageStore* store, const BenchCase
   size_t size = 0;
   for (int i = 0; i < kWarmupResponses; ++i) {
     MessageLease lease = store->Acquire();
-    BuildResponse(request, lease.response);
+    BuildResponse(DefaultCatalogue(), request, lease.response);
     size = SerializeToBuffer(*lease.response, &buffer);
     store->Release(lease);
   }
@@ -62,7 +62,7 @@ void CycleThreaded(benchmark::State& state, MessageStore* store, const BenchCase
   for (auto _ : state) {
     meter.Start();
     MessageLease lease = store->Acquire();
-    BuildResponse(request, lease.response);
+    BuildResponse(DefaultCatalogue(), request, lease.response);
     SerializeToBuffer(*lease.response, &buffer);
     store->Release(lease);
     meter.Stop();
@@ -101,7 +101,7 @@ void ArenaSharing(benchmark::State& state, SharedArena* shared, v1::TextProfile 
     if (threads == 0 && shared != nullptr) threads = shared->participants.load();
     meter.Start();
     v1::RecommendResponse* response = Arena::CreateMessage<v1::RecommendResponse>(arena);
-    BuildResponse(request, response);
+    BuildResponse(DefaultCatalogue(), request, response);
     size = SerializeToBuffer(*response, &buffer);
     if (++built == kBatch) {
       built = 0;

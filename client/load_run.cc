@@ -77,7 +77,7 @@ v1::RecommendRequest RequestShape(const LoadOptions& options) {
 }  // namespace
 
 std::string GrpcFramedRequest(const LoadOptions& options) {
-  const RequestSet requests(RequestShape(options), 1);
+  const RequestSet requests(DefaultCatalogue(), RequestShape(options), 1);
   const std::string body = requests.request_message(0).SerializeAsString();
   std::string framed(5, '\0');
   for (int i = 0; i < 4; ++i) framed[1 + i] = static_cast<char>((body.size() >> (8 * (3 - i))) & 0xff);
@@ -93,12 +93,24 @@ absl::StatusOr<RunReport> RunLoad(const LoadOptions& options, const std::string&
   report.options = options;
   report.environment = RunEnvironment::Current(command_line);
 
-  const RequestSet requests(RequestShape(options), options.variants);
-  // A ceiling server (reco_server --mode ceiling) answers every request with the one
-  // reply it serialized at start-up, for reco_load's first request by default. It is
-  // sent only that request, so that every reply is still checked (item count, and
-  // bytes on the sample) against what the builder makes for the request sent.
-  const RequestSet first_request_only(RequestShape(options), 1);
+  // Each target's replies are checked against the builder's, copied from the
+  // catalogue the target reports in its stats (a target without stats: the default
+  // catalogue). A ceiling server (reco_server --mode ceiling) answers every request
+  // with the one reply it serialized at start-up, for reco_load's first request by
+  // default. It is sent only that request, so that every reply is still checked (item
+  // count, and bytes on the sample) against what the builder makes for the request sent.
+  std::vector<std::unique_ptr<RequestSet>> request_sets;  // one per (catalogue, variants) in use
+  auto requests_for = [&](const CatalogueOptions& catalogue, int variants) -> const RequestSet* {
+    for (const auto& set : request_sets) {
+      const CatalogueOptions& c = set->catalogue().options();
+      if (c.seed == catalogue.seed && c.items_per_profile == catalogue.items_per_profile && set->size() == variants) {
+        return set.get();
+      }
+    }
+    request_sets.push_back(
+        std::make_unique<RequestSet>(*Catalogue::Shared(catalogue), RequestShape(options), variants));
+    return request_sets.back().get();
+  };
   std::vector<const RequestSet*> target_requests;
 
   // Fail fast, before any load: every target must answer correctly.
@@ -108,16 +120,28 @@ absl::StatusOr<RunReport> RunLoad(const LoadOptions& options, const std::string&
   for (const TargetSpec& spec : options.targets) {
     links.push_back(std::make_unique<TargetLink>(spec, options.connections, options.lookahead_bytes,
                                                  TlsDial{options.tls_ca_pem, options.tls_server_name}));
-    absl::Status up = links.back()->Probe(requests, options.probe_deadline);
-    if (!up.ok()) return up;
+    // Stats first, for the catalogue; an unreachable target fails the probe below
+    // with the clearer message.
     absl::StatusOr<v1::StatsSnapshot> s = links.back()->Snapshot(options.probe_deadline);
+    CatalogueOptions catalogue;
+    if (s.ok() && s->has_catalogue()) {
+      catalogue.seed = s->catalogue().seed();
+      catalogue.items_per_profile = s->catalogue().items_per_profile();
+      if (absl::Status valid = ValidateCatalogueOptions(catalogue); !valid.ok()) {
+        return absl::FailedPreconditionError(
+            absl::StrCat(spec.name, " reports a catalogue reco_load cannot build: ", valid.message()));
+      }
+    }
+    const bool ceiling = spec.name == "ceiling" || (s.ok() && s->mode() == "ceiling");
+    const RequestSet* requests = requests_for(catalogue, ceiling ? 1 : options.variants);
+    absl::Status up = links.back()->Probe(*requests, options.probe_deadline);
+    if (!up.ok()) return up;
     has_stats.push_back(s.ok());
     stats_note.push_back(s.ok() ? ""
                          : s.status().code() == absl::StatusCode::kUnimplemented
                              ? "the target has no reco.v1.ServerStats service"
                              : std::string(s.status().message()));
-    const bool ceiling = spec.name == "ceiling" || (s.ok() && s->mode() == "ceiling");
-    target_requests.push_back(ceiling ? &first_request_only : &requests);
+    target_requests.push_back(requests);
     if (ceiling && options.variants > 1) {
       report.warnings.push_back(absl::StrCat(
           spec.name, ": a ceiling server answers every request with one reply built at start-up; it was sent only "

@@ -1,6 +1,7 @@
 // See request_set.h.
 #include "client/request_set.h"
 
+#include <algorithm>
 #include <cstring>
 
 #include "absl/strings/str_cat.h"
@@ -12,8 +13,9 @@
 
 namespace reco {
 
-RequestSet::RequestSet(const v1::RecommendRequest& shape, int variants) {
-  expected_items_ = EffectiveItemCount(shape);
+RequestSet::RequestSet(const Catalogue& catalogue, const v1::RecommendRequest& shape, int variants)
+    : catalogue_(&catalogue) {
+  expected_items_ = std::min(EffectiveItemCount(shape), catalogue.size());
   for (int i = 0; i < variants; ++i) {
     v1::RecommendRequest req = shape;
     req.set_user_id(absl::StrCat("load-user-", i));
@@ -23,7 +25,7 @@ RequestSet::RequestSet(const v1::RecommendRequest& shape, int variants) {
     requests_.emplace_back(&slice, 1);
 
     v1::RecommendResponse resp;
-    BuildResponse(req, &resp);
+    BuildResponse(catalogue, req, &resp);
     expected_.push_back(resp.SerializeAsString());
     messages_.push_back(std::move(req));
   }

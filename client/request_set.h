@@ -3,15 +3,16 @@
 //
 // A run cycles through `variants` requests (different user ids and seeds, same item
 // count and profile). Their expected responses are built once, up front, with core's
-// BuildResponse -- the builder the server runs -- so checking a response needs no
-// building in the hot path:
+// BuildResponse -- the builder the server runs -- from the server's catalogue (same
+// options, so the same items), so checking a response needs no building in the hot
+// path:
 //   - CountItems() walks the response's top-level fields without parsing it (no
 //     allocation, ~200 skips for 200 items): cheap enough for every response;
 //   - MatchesExpected() compares the bytes with the builder's serialization: done on
 //     a sample, because it touches every byte.
 //
 // Example:
-//   reco::RequestSet set(request_template, 4);     // items, profile, seed; 4 variants
+//   reco::RequestSet set(*catalogue, request_template, 4);  // items, profile, seed; 4 variants
 //   grpc::ByteBuffer req = set.request(i);          // send this
 //   ... on reply `bytes` ...
 //   set.CountItems(&bytes) == set.expected_items()  // true for a correct server
@@ -27,6 +28,7 @@
 #include <string>
 #include <vector>
 
+#include "core/catalogue.h"
 #include "grpcpp/support/byte_buffer.h"
 #include "proto/reco.pb.h"
 
@@ -37,8 +39,10 @@ class RequestSet {
   // `shape` gives item_count, text_profile and seed; user ids are made up per
   // variant, and variant i uses seed + i.
   static constexpr int kDefaultVariants = 4;
-  explicit RequestSet(const v1::RecommendRequest& shape, int variants = kDefaultVariants);
+  // The catalogue must outlive the set.
+  RequestSet(const Catalogue& catalogue, const v1::RecommendRequest& shape, int variants = kDefaultVariants);
 
+  const Catalogue& catalogue() const { return *catalogue_; }
   int size() const { return static_cast<int>(requests_.size()); }
   const v1::RecommendRequest& request_message(int i) const { return messages_[i]; }
   // A copy shares the serialized slice: no allocation of the payload per request.
@@ -53,6 +57,7 @@ class RequestSet {
   bool MatchesExpected(int i, const grpc::ByteBuffer& response) const;
 
  private:
+  const Catalogue* catalogue_;
   std::vector<v1::RecommendRequest> messages_;
   std::vector<grpc::ByteBuffer> requests_;
   std::vector<std::string> expected_;

@@ -23,11 +23,11 @@ v1::RecommendRequest Shape(uint32_t items) {
 }
 
 TEST(RequestSet, ExpectedBytesAreTheBuildersOutputForEachVariant) {
-  RequestSet set(Shape(5), 4);
+  RequestSet set(DefaultCatalogue(), Shape(5), 4);
   ASSERT_EQ(set.size(), 4);
   for (int i = 0; i < set.size(); ++i) {
     v1::RecommendResponse built;
-    BuildResponse(set.request_message(i), &built);
+    BuildResponse(DefaultCatalogue(), set.request_message(i), &built);
     EXPECT_EQ(set.expected_bytes(i), built.SerializeAsString());
     EXPECT_EQ(set.request_message(i).item_count(), 5u);
   }
@@ -36,25 +36,25 @@ TEST(RequestSet, ExpectedBytesAreTheBuildersOutputForEachVariant) {
 }
 
 TEST(RequestSet, CountsItemsAcrossSlicesWithoutParsing) {
-  RequestSet set(Shape(37), 4);
+  RequestSet set(DefaultCatalogue(), Shape(37), 4);
   for (size_t slice : {size_t{1} << 20, size_t{4096}, size_t{7}}) {
     grpc::ByteBuffer b = InSlices(set.expected_bytes(2), slice);
     EXPECT_EQ(RequestSet::CountItems(&b), 37) << "slice " << slice;
   }
-  RequestSet defaults(Shape(0), 4);
+  RequestSet defaults(DefaultCatalogue(), Shape(0), 4);
   grpc::ByteBuffer b = InSlices(defaults.expected_bytes(0), 8192);
   EXPECT_EQ(RequestSet::CountItems(&b), kDefaultItemCount);
 }
 
 TEST(RequestSet, MalformedBytesCountAsMinusOne) {
-  RequestSet set(Shape(3), 4);
+  RequestSet set(DefaultCatalogue(), Shape(3), 4);
   std::string truncated = set.expected_bytes(0).substr(0, set.expected_bytes(0).size() - 5);
   grpc::ByteBuffer b = InSlices(truncated, 1000);
   EXPECT_EQ(RequestSet::CountItems(&b), -1);
 }
 
 TEST(RequestSet, MatchesOnlyTheExactBytes) {
-  RequestSet set(Shape(10), 4);
+  RequestSet set(DefaultCatalogue(), Shape(10), 4);
   const std::string& want = set.expected_bytes(1);
   EXPECT_TRUE(set.MatchesExpected(1, InSlices(want, 333)));
   EXPECT_FALSE(set.MatchesExpected(0, InSlices(want, 333)));

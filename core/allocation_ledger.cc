@@ -37,6 +37,7 @@ Ledger MeasureLedger(const v1::RecommendRequest& request, const LedgerOptions& o
   ledger.profile = request.text_profile();
   ledger.cycles = options.cycles;
   std::string buffer;  // reused across responses, as a server's write buffer would be
+  const std::shared_ptr<const Catalogue> catalogue = Catalogue::Shared(options.catalogue);
 
   for (MemoryMode mode : options.modes) {
     std::unique_ptr<MessageStore> store = MakeMessageStore(mode, options.store);
@@ -46,7 +47,7 @@ Ledger MeasureLedger(const v1::RecommendRequest& request, const LedgerOptions& o
       const bool measured = cycle >= options.warmup_responses;
       AllocationCounts t0 = AllocationCounter::ThisThread();
       MessageLease lease = store->Acquire();
-      BuildResponse(request, lease.response);
+      BuildResponse(*catalogue, request, lease.response);
       AllocationCounts t1 = AllocationCounter::ThisThread();
       size_t size = SerializeToBuffer(*lease.response, &buffer);
       AllocationCounts t2 = AllocationCounter::ThisThread();

@@ -1,6 +1,6 @@
 // AllocationLedger: the allocations, frees and bytes of one steady-state response,
 // per memory mode, in three phases:
-//   build      MessageStore::Acquire() + BuildResponse()
+//   build      MessageStore::Acquire() + BuildResponse() (copies from the catalogue)
 //   serialize  ByteSizeLong() + SerializeToArray() into a buffer reused across responses
 //   release    MessageStore::Release(): delete, Clear() or Reset()
 // Counts come from AllocationCounter on the calling thread: they are exact, not
@@ -19,6 +19,7 @@
 #include <string>
 #include <vector>
 
+#include "core/catalogue.h"
 #include "core/message_store.h"
 #include "proto/reco.pb.h"
 
@@ -51,6 +52,7 @@ struct LedgerOptions {
   int warmup_responses = 3;
   int cycles = 8;
   MessageStoreOptions store;
+  CatalogueOptions catalogue;  // what the replies are copied from
 };
 
 Ledger MeasureLedger(const v1::RecommendRequest& request, const LedgerOptions& options);

@@ -19,7 +19,7 @@ v1::RecommendRequest Request(uint32_t items, v1::TextProfile profile) {
 
 int LongStrings(const v1::RecommendRequest& request) {
   v1::RecommendResponse r;
-  BuildResponse(request, &r);
+  BuildResponse(DefaultCatalogue(), request, &r);
   return testing::StringsLongerThan(r, kSmallStringBytes);
 }
 

@@ -1,54 +1,77 @@
 // Catalogue: the items a recommendation service copies into its replies, built once
-// at start-up -- the first step of issue 11 (a real workload). Not wired into the
-// reply yet: BuildResponse still generates every reply's text per request.
+// at start-up.
 //
 // A recommendation service does not write its catalogue per request: it ranks
 // candidates and copies stored item data into the reply. This catalogue holds, per
-// text profile, `items_per_profile` items whose static parts (ids, title,
-// description, urls, tags, categories, price, image, rating, seller, shipping) come
-// from the project's generator (BuildResponse of a fixed catalogue request, so the
-// text looks like a reply's), with the per-request part (RankingScores) left empty:
-// the handler computes that per request. It is a pure function of its options, so a
-// client (reco_load's verifier) can build the same catalogue and check replies byte
-// for byte.
+// text profile (item_generator.h), `items_per_profile` items with every static field
+// and no RankingScores -- scores are computed per request (reply_parts.h). It is a
+// pure function of its options, so a client (reco_load's verifier) that builds the
+// catalogue with the server's options can check replies byte for byte; the server
+// reports its options in StatsSnapshot.catalogue.
 //
-// PickItems chooses a reply's items: `count` distinct indexes, a deterministic
-// function of (user_id, seed, count, profile) -- a start and a stride coprime with the
-// catalogue's size, so it costs no allocation and never repeats an item.
+// Picks(request) chooses a reply's items: min(item_count, size()) distinct indexes,
+// a deterministic function of (user_id, seed, item_count, profile) -- a start and a
+// stride coprime with the catalogue's size, computed on the fly: picking costs no
+// allocation and never repeats an item.
 //
 // Example:
-//   auto catalogue = reco::Catalogue::Build({/*seed=*/1, /*items_per_profile=*/10000});
-//   std::vector<uint32_t> picks;
-//   catalogue->PickItems(request, &picks);
-//   const reco::v1::Item& first = catalogue->item(request.text_profile(), picks[0]);
+//   std::shared_ptr<const reco::Catalogue> catalogue = reco::Catalogue::Shared({});
+//   reco::ItemPicks picks = catalogue->Picks(request);
+//   for (uint32_t i = 0; i < picks.count(); ++i)
+//     use(catalogue->item(request.text_profile(), picks.at(i)));
 //
 // Thread-safety: immutable after Build(); every const method from any thread.
+// Shared() may be called from any thread.
 #ifndef ARENA_GRPC_CORE_CATALOGUE_H_
 #define ARENA_GRPC_CORE_CATALOGUE_H_
 
 #include <cstdint>
 #include <memory>
-#include <vector>
 
+#include "absl/status/status.h"
 #include "proto/reco.pb.h"
 
 namespace reco {
 
 struct CatalogueOptions {
   uint64_t seed = 1;
-  uint32_t items_per_profile = 10000;  // at least 1
+  uint32_t items_per_profile = 10000;  // 1 to kMaxCatalogueItems
+};
+inline constexpr uint32_t kMaxCatalogueItems = 1000000;  // ~2 GiB of items: a sane upper bound
+
+// OK, or INVALID_ARGUMENT naming the bad option (flag-style: items_per_profile).
+absl::Status ValidateCatalogueOptions(const CatalogueOptions& options);
+
+// A reply's items: count() indexes into the catalogue, at(i) for i < count().
+class ItemPicks {
+ public:
+  ItemPicks(uint32_t count, uint32_t catalogue_size, uint64_t start, uint64_t stride)
+      : count_(count), size_(catalogue_size), start_(start), stride_(stride) {}
+  uint32_t count() const { return count_; }
+  uint32_t at(uint32_t i) const { return static_cast<uint32_t>((start_ + i * stride_) % size_); }
+
+ private:
+  uint32_t count_, size_;
+  uint64_t start_, stride_;  // stride < size_ <= 1e6, i < 1e4: no overflow
 };
 
 class Catalogue {
  public:
+  // options must pass ValidateCatalogueOptions.
   static std::unique_ptr<const Catalogue> Build(const CatalogueOptions& options);
+  // The catalogue for `options`, built on first use and kept for the process's life:
+  // tests, benchmarks and the load client's verifier share one instead of each
+  // building its own (a process uses one or two).
+  static std::shared_ptr<const Catalogue> Shared(const CatalogueOptions& options);
 
-  uint32_t size() const { return size_; }  // items per profile
-  const v1::Item& item(v1::TextProfile profile, uint32_t index) const;
+  const CatalogueOptions& options() const { return options_; }
+  uint32_t size() const { return options_.items_per_profile; }  // items per profile
+  const v1::Item& item(v1::TextProfile profile, uint32_t index) const {
+    return (profile == v1::TEXT_PROFILE_COMPACT ? compact_ : realistic_).Get(static_cast<int>(index));
+  }
 
-  // Replaces *picks with min(item_count, size()) distinct indexes in [0, size())
-  // (item_count 0 means the service default, as in EffectiveItemCount).
-  void PickItems(const v1::RecommendRequest& request, std::vector<uint32_t>* picks) const;
+  // The items of a reply to `request` (item_count 0 means the service default).
+  ItemPicks Picks(const v1::RecommendRequest& request) const;
 
   // What building took and what the items hold (SpaceUsedLong of both profiles).
   double build_seconds() const { return build_seconds_; }
@@ -57,11 +80,15 @@ class Catalogue {
  private:
   Catalogue() = default;
 
-  uint32_t size_ = 0;
-  v1::RecommendResponse realistic_, compact_;  // their items are the catalogue
+  CatalogueOptions options_;
+  google::protobuf::RepeatedPtrField<v1::Item> realistic_, compact_;
   double build_seconds_ = 0;
   uint64_t space_used_bytes_ = 0;
 };
+
+// Shared(CatalogueOptions()): the catalogue reco_server serves by default. For tests
+// and benchmarks; a server uses the catalogue its flags describe.
+const Catalogue& DefaultCatalogue();
 
 }  // namespace reco
 

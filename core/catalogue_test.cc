@@ -1,5 +1,6 @@
-// Catalogue: a pure function of its options, static item parts only, and picks that
-// are distinct, deterministic and vary with the request.
+// Catalogue: a pure function of its options, static item parts only, items that do
+// not depend on the catalogue's size, and picks that are distinct, deterministic and
+// vary with the request.
 #include "core/catalogue.h"
 
 #include <cstdio>
@@ -41,6 +42,30 @@ TEST(CatalogueTest, IsAPureFunctionOfItsOptions) {
   EXPECT_GE(a->build_seconds(), 0.0);
 }
 
+TEST(CatalogueTest, AnItemDoesNotDependOnTheCataloguesSize) {
+  auto small = Catalogue::Build({7, 50});
+  auto large = Catalogue::Build({7, 5000});
+  for (uint32_t i = 0; i < 50; ++i) {
+    EXPECT_EQ(small->item(v1::TEXT_PROFILE_REALISTIC, i).SerializeAsString(),
+              large->item(v1::TEXT_PROFILE_REALISTIC, i).SerializeAsString());
+  }
+}
+
+TEST(CatalogueTest, BadOptionsAreRefusedWithTheOptionNamed) {
+  EXPECT_TRUE(ValidateCatalogueOptions({1, 1}).ok());
+  absl::Status zero = ValidateCatalogueOptions({1, 0});
+  EXPECT_EQ(zero.code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_NE(zero.message().find("catalogue_items"), absl::string_view::npos) << zero;
+  EXPECT_FALSE(ValidateCatalogueOptions({1, kMaxCatalogueItems + 1}).ok());
+}
+
+TEST(CatalogueTest, SharedBuildsOncePerOptions) {
+  auto a = Catalogue::Shared({3, 20});
+  EXPECT_EQ(a.get(), Catalogue::Shared({3, 20}).get());
+  EXPECT_NE(a.get(), Catalogue::Shared({4, 20}).get());
+  EXPECT_EQ(&DefaultCatalogue(), Catalogue::Shared(CatalogueOptions()).get());
+}
+
 TEST(CatalogueTest, HoldsStaticPartsOnlyAndBothProfiles) {
   auto c = Catalogue::Build({1, 300});
   std::set<std::string> ids;
@@ -57,29 +82,33 @@ TEST(CatalogueTest, HoldsStaticPartsOnlyAndBothProfiles) {
   EXPECT_EQ(ids.size(), c->size()) << "item ids are distinct";
 }
 
+std::vector<uint32_t> Picked(const Catalogue& c, const v1::RecommendRequest& request) {
+  ItemPicks picks = c.Picks(request);
+  std::vector<uint32_t> out;
+  for (uint32_t i = 0; i < picks.count(); ++i) out.push_back(picks.at(i));
+  return out;
+}
+
 TEST(CatalogueTest, PicksAreDistinctDeterministicAndVaryWithTheRequest) {
   auto c = Catalogue::Build({1, 1000});
-  std::vector<uint32_t> a, again, other_user, other_seed;
-  c->PickItems(Request("user-1", 5, 200), &a);
-  c->PickItems(Request("user-1", 5, 200), &again);
-  c->PickItems(Request("user-2", 5, 200), &other_user);
-  c->PickItems(Request("user-1", 6, 200), &other_seed);
+  std::vector<uint32_t> a = Picked(*c, Request("user-1", 5, 200));
+  std::vector<uint32_t> again = Picked(*c, Request("user-1", 5, 200));
+  std::vector<uint32_t> other_user = Picked(*c, Request("user-2", 5, 200));
+  std::vector<uint32_t> other_seed = Picked(*c, Request("user-1", 6, 200));
   ASSERT_EQ(a.size(), 200u);
   EXPECT_EQ(std::set<uint32_t>(a.begin(), a.end()).size(), 200u) << "distinct";
   for (uint32_t i : a) EXPECT_LT(i, 1000u);
   EXPECT_EQ(a, again);
   EXPECT_NE(a, other_user);
   EXPECT_NE(a, other_seed);
-  std::vector<uint32_t> defaulted;
-  c->PickItems(Request("user-1", 5, 0), &defaulted);
+  std::vector<uint32_t> defaulted = Picked(*c, Request("user-1", 5, 0));
   EXPECT_EQ(defaulted.size(), 200u) << "item_count 0 is the service default";
 }
 
 TEST(CatalogueTest, AskingForTheWholeCatalogueGivesEveryItemOnce) {
   for (uint32_t size : {1u, 2u, 97u, 1000u, 1024u}) {
     auto c = Catalogue::Build({3, size});
-    std::vector<uint32_t> picks;
-    c->PickItems(Request("everything", 1, 10000), &picks);
+    std::vector<uint32_t> picks = Picked(*c, Request("everything", 1, 10000));
     ASSERT_EQ(picks.size(), size) << "capped at the catalogue's size";
     EXPECT_EQ(std::set<uint32_t>(picks.begin(), picks.end()).size(), size) << "size " << size;
   }

@@ -23,7 +23,7 @@
 //   service.SetMessageAllocatorFor_Recommend(store->allocator());  // null for heap
 //   // or, outside gRPC:
 //   reco::MessageLease lease = store->Acquire();
-//   reco::BuildResponse(request, lease.response);
+//   reco::BuildResponse(catalogue, request, lease.response);
 //   store->Release(lease);   // lease.request/response are invalid from here on
 //
 // Thread-safety: Acquire(), Release() and Stats() may be called from any thread. A

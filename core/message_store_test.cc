@@ -27,7 +27,7 @@ TEST_P(ArenaModesTest, EverySubMessageIsOnTheLeaseArena) {
     MessageLease lease = store->Acquire();
     ASSERT_NE(lease.arena, nullptr);
     EXPECT_EQ(lease.request->GetArena(), lease.arena);
-    BuildResponse(Request(50), lease.response);
+    BuildResponse(DefaultCatalogue(), Request(50), lease.response);
     std::vector<std::string> stray = testing::MessagesNotOnArena(*lease.response, lease.arena);
     EXPECT_TRUE(stray.empty()) << stray.size() << " messages off the arena, first: " << stray[0];
     // 1 response + 50 items * 6 sub-messages + 50 items + metadata
@@ -45,12 +45,12 @@ INSTANTIATE_TEST_SUITE_P(Arenas, ArenaModesTest, ::testing::Values(MemoryMode::k
 TEST(ArenaTrapTest, CreateInsteadOfCreateMessageIsCaughtByTheTreeCheck) {
   Arena arena;
   auto* wrong = Arena::Create<v1::RecommendResponse>(&arena);
-  BuildResponse(Request(3), wrong);
+  BuildResponse(DefaultCatalogue(), Request(3), wrong);
   EXPECT_EQ(wrong->GetArena(), nullptr);
   EXPECT_FALSE(testing::MessagesNotOnArena(*wrong, &arena).empty());
 
   auto* right = Arena::CreateMessage<v1::RecommendResponse>(&arena);
-  BuildResponse(Request(3), right);
+  BuildResponse(DefaultCatalogue(), Request(3), right);
   EXPECT_TRUE(testing::MessagesNotOnArena(*right, &arena).empty());
 }
 
@@ -59,7 +59,7 @@ TEST(HeapModesTest, HeapAndReuseHaveNoArena) {
     auto store = MakeMessageStore(mode, {});
     MessageLease lease = store->Acquire();
     EXPECT_EQ(lease.arena, nullptr);
-    BuildResponse(Request(5), lease.response);
+    BuildResponse(DefaultCatalogue(), Request(5), lease.response);
     EXPECT_TRUE(testing::MessagesNotOnArena(*lease.response, nullptr).empty());
     store->Release(lease);
   }
@@ -88,7 +88,7 @@ TEST(PoolTest, ArenaPoolCountsResponsesThatOutgrowTheInitialBlock) {
   options.initial_block_bytes = 16 * 1024;  // far too small for 200 items
   auto store = MakeMessageStore(MemoryMode::kArenaPool, options);
   MessageLease lease = store->Acquire();
-  BuildResponse(Request(200), lease.response);
+  BuildResponse(DefaultCatalogue(), Request(200), lease.response);
   store->Release(lease);
   MessageStoreStats s = store->Stats();
   EXPECT_EQ(s.arena_overflows, 1u);
@@ -109,7 +109,7 @@ TEST(PoolTest, ArenaPoolBuildsWithoutMallocWhenAnotherThreadReleased) {
   for (int round = 0; round < 3; ++round) {
     AllocationCounts before = AllocationCounter::ThisThread();
     MessageLease lease = store->Acquire();
-    BuildResponse(request, lease.response);
+    BuildResponse(DefaultCatalogue(), request, lease.response);
     AllocationCounts build = AllocationCounter::ThisThread() - before;
     if (round > 0) {  // round 0 creates the arena
       EXPECT_EQ(build.allocs, 0u) << "round " << round;

@@ -1,19 +1,24 @@
-// ResponseBuilder: fills a reco.v1.RecommendResponse from a request, deterministically.
+// ResponseBuilder: fills a reco.v1.RecommendResponse for a request, deterministically,
+// the way a recommendation handler does: it picks the reply's items in the catalogue
+// (core/catalogue.h), copies each one's static data into the reply with CopyFrom, and
+// computes the per-request parts -- ranking scores per item, request id, metadata
+// (core/reply_parts.h).
 //
-// The same request always gives the same message (and the same serialized bytes),
-// wherever the response lives: on the heap, reused, or on an Arena. The builder is
-// the hot path every memory mode shares, written the way a careful engineer writes
-// one: text is generated into a stack buffer and copied into the field with
-// mutable_x()->assign() -- one allocation per string longer than 15 bytes, none for
-// shorter ones -- and repeated fields are reserved before they are filled.
+// The same (catalogue, request) always gives the same message (and the same
+// serialized bytes), wherever the response lives: on the heap, reused, or on an
+// Arena. The builder is the hot path every memory mode shares. What it allocates is
+// the copy: a message per sub-message (heap) and a buffer per string over 15 bytes
+// (every mode: protobuf 3.21 keeps those on the heap even on an Arena).
 //
 // Example:
+//   auto catalogue = reco::Catalogue::Shared({});
 //   reco::v1::RecommendRequest req;
 //   req.set_item_count(2);
 //   reco::v1::RecommendResponse resp;
-//   reco::BuildResponse(req, &resp);   // resp.items_size() == 2
+//   reco::BuildResponse(*catalogue, req, &resp);   // resp.items_size() == 2
 //
 // Validation is the caller's job (ValidateRequest); BuildResponse trusts its input.
+// A reply holds min(item_count, catalogue size) items.
 // Thread-safety: BuildResponse is a pure function of its arguments.
 #ifndef ARENA_GRPC_CORE_RESPONSE_BUILDER_H_
 #define ARENA_GRPC_CORE_RESPONSE_BUILDER_H_
@@ -23,6 +28,7 @@
 #include "absl/functional/function_ref.h"
 #include "absl/status/status.h"
 #include "absl/strings/string_view.h"
+#include "core/catalogue.h"
 #include "proto/reco.pb.h"
 
 namespace reco {
@@ -43,7 +49,8 @@ uint32_t EffectiveItemCount(const v1::RecommendRequest& request);
 absl::Status ValidateRequest(const v1::RecommendRequest& request);
 
 // Fills *response (which must be empty: new, Clear()ed or freshly on an arena).
-void BuildResponse(const v1::RecommendRequest& request, v1::RecommendResponse* response);
+void BuildResponse(const Catalogue& catalogue, const v1::RecommendRequest& request,
+                   v1::RecommendResponse* response);
 
 // BuildResponse for a caller who may stop waiting: asks `stop_requested` before the
 // first item and then every `check_every` items (0 counts as 1). Returns true with the
@@ -51,8 +58,9 @@ void BuildResponse(const v1::RecommendRequest& request, v1::RecommendResponse* r
 // the response is then partial and must not be sent. reco_server passes "cancelled or
 // past the deadline" (server/recommender_service.cc); reco_bench's BM_BuildChecked
 // measures what the checks cost.
-bool BuildResponseUnlessStopped(const v1::RecommendRequest& request, v1::RecommendResponse* response,
-                                absl::FunctionRef<bool()> stop_requested, uint32_t check_every);
+bool BuildResponseUnlessStopped(const Catalogue& catalogue, const v1::RecommendRequest& request,
+                                v1::RecommendResponse* response, absl::FunctionRef<bool()> stop_requested,
+                                uint32_t check_every);
 
 // "realistic" / "compact" <-> the enum. ParseTextProfile returns false on anything else.
 absl::string_view TextProfileName(v1::TextProfile profile);

@@ -20,7 +20,7 @@ v1::RecommendRequest Request(uint32_t items, v1::TextProfile profile, uint64_t s
 std::string BuildIn(MemoryMode mode, const v1::RecommendRequest& request) {
   auto store = MakeMessageStore(mode, {});
   MessageLease lease = store->Acquire();
-  BuildResponse(request, lease.response);
+  BuildResponse(DefaultCatalogue(), request, lease.response);
   std::string bytes;
   EXPECT_TRUE(lease.response->SerializeToString(&bytes));
   store->Release(lease);
@@ -44,7 +44,7 @@ TEST_P(AllModesProduceTheSameBytes, ForEveryMode) {
   auto store = MakeMessageStore(MemoryMode::kReuse, {});
   for (int i = 0; i < 2; ++i) {
     MessageLease lease = store->Acquire();
-    BuildResponse(request, lease.response);
+    BuildResponse(DefaultCatalogue(), request, lease.response);
     EXPECT_EQ(lease.response->SerializeAsString(), heap);
     store->Release(lease);
   }
@@ -89,13 +89,13 @@ void ForEachString(const v1::RecommendResponse& r, F f) {
 
 TEST(ResponseBuilderTest, CompactProfileKeepsEveryStringWithinFifteenBytes) {
   v1::RecommendResponse r;
-  BuildResponse(Request(500, v1::TEXT_PROFILE_COMPACT), &r);
+  BuildResponse(DefaultCatalogue(), Request(500, v1::TEXT_PROFILE_COMPACT), &r);
   ForEachString(r, [](const std::string& s) { EXPECT_LE(s.size(), kSmallStringBytes) << s; });
 }
 
 TEST(ResponseBuilderTest, RealisticProfileHasLongTextWithinTwentyToTwoHundredBytes) {
   v1::RecommendResponse r;
-  BuildResponse(Request(200, v1::TEXT_PROFILE_REALISTIC), &r);
+  BuildResponse(DefaultCatalogue(), Request(200, v1::TEXT_PROFILE_REALISTIC), &r);
   for (const v1::Item& item : r.items()) {
     for (const std::string* s : {&item.title(), &item.description(), &item.url(), &item.image().url()}) {
       EXPECT_GE(s->size(), 20u) << *s;
@@ -107,9 +107,9 @@ TEST(ResponseBuilderTest, RealisticProfileHasLongTextWithinTwentyToTwoHundredByt
 TEST(BuildResponseUnlessStoppedTest, NeverStoppedGivesTheSameBytesAndAsksEveryNItems) {
   const v1::RecommendRequest request = Request(200, v1::TEXT_PROFILE_REALISTIC);
   v1::RecommendResponse plain, checked;
-  BuildResponse(request, &plain);
+  BuildResponse(DefaultCatalogue(), request, &plain);
   int asked = 0;
-  EXPECT_TRUE(BuildResponseUnlessStopped(request, &checked, [&] { return ++asked, false; }, /*check_every=*/16));
+  EXPECT_TRUE(BuildResponseUnlessStopped(DefaultCatalogue(), request, &checked, [&] { return ++asked, false; }, /*check_every=*/16));
   EXPECT_EQ(checked.SerializeAsString(), plain.SerializeAsString());
   EXPECT_EQ(asked, 13);  // before items 0, 16, ..., 192
 }
@@ -117,13 +117,13 @@ TEST(BuildResponseUnlessStoppedTest, NeverStoppedGivesTheSameBytesAndAsksEveryNI
 TEST(BuildResponseUnlessStoppedTest, StopsAtTheFirstCheckThatSaysYes) {
   const v1::RecommendRequest request = Request(200, v1::TEXT_PROFILE_COMPACT);
   v1::RecommendResponse stopped_at_once, stopped_later;
-  EXPECT_FALSE(BuildResponseUnlessStopped(request, &stopped_at_once, [] { return true; }, 16));
+  EXPECT_FALSE(BuildResponseUnlessStopped(DefaultCatalogue(), request, &stopped_at_once, [] { return true; }, 16));
   EXPECT_EQ(stopped_at_once.items_size(), 0);
   int asked = 0;
-  EXPECT_FALSE(BuildResponseUnlessStopped(request, &stopped_later, [&] { return ++asked == 3; }, 16));
+  EXPECT_FALSE(BuildResponseUnlessStopped(DefaultCatalogue(), request, &stopped_later, [&] { return ++asked == 3; }, 16));
   EXPECT_EQ(stopped_later.items_size(), 32);  // items 0..31 built, stopped before item 32
   v1::RecommendResponse every_item;
-  EXPECT_TRUE(BuildResponseUnlessStopped(request, &every_item, [] { return false; }, /*check_every=*/0));
+  EXPECT_TRUE(BuildResponseUnlessStopped(DefaultCatalogue(), request, &every_item, [] { return false; }, /*check_every=*/0));
   EXPECT_EQ(every_item.items_size(), 200);
 }
 

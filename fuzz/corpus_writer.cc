@@ -61,7 +61,7 @@ int main(int argc, char** argv) {
   reco::v1::RecommendRequest shape;
   shape.set_item_count(3);
   shape.set_seed(7);
-  reco::RequestSet set(shape);
+  reco::RequestSet set(reco::DefaultCatalogue(), shape);
   for (int i = 0; i < set.size(); ++i) {
     // First byte: how response_check_fuzz slices the rest (0 = one slice).
     const char cuts = static_cast<char>(i == 0 ? 0 : 0x1b * i);

@@ -78,7 +78,7 @@ Outcome HandleOnce(reco::MessageStore& store, const uint8_t* data, size_t size) 
       if (reco::EffectiveItemCount(*lease.request) > kMaxFuzzItems) {
         lease.request->set_item_count(1 + lease.request->item_count() % kMaxFuzzItems);
       }
-      reco::BuildResponse(*lease.request, lease.response);
+      reco::BuildResponse(reco::DefaultCatalogue(), *lease.request, lease.response);
       if (!lease.response->SerializeToString(&out.bytes)) Fail("serialize failed", std::string(reco::MemoryModeName(store.mode())));
       if (static_cast<uint32_t>(lease.response->items_size()) != reco::EffectiveItemCount(*lease.request)) {
         Fail("wrong item count", std::string(reco::MemoryModeName(store.mode())));

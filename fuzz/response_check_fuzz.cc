@@ -41,7 +41,7 @@ const reco::RequestSet& Requests() {
     reco::v1::RecommendRequest shape;
     shape.set_item_count(3);
     shape.set_seed(7);
-    return new reco::RequestSet(shape);
+    return new reco::RequestSet(reco::DefaultCatalogue(), shape);
   }();
   return *set;
 }

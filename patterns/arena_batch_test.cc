@@ -22,7 +22,7 @@ std::vector<std::string> SameResponse(v1::TextProfile profile, int copies, Recom
   v1::RecommendRequest request;
   request.set_user_id("u-1");
   request.set_text_profile(profile);
-  BuildResponse(request, parsed);
+  BuildResponse(DefaultCatalogue(), request, parsed);
   return std::vector<std::string>(copies, parsed->SerializeAsString());
 }
 
@@ -140,7 +140,7 @@ TEST(ArenaBatchTest, TotalResponsesAddsUpEveryRecord) {
     request.set_item_count(10 + i);
     request.set_seed(i);
     RecommendResponse response;
-    BuildResponse(request, &response);
+    BuildResponse(DefaultCatalogue(), request, &response);
     items += response.items_size();
     for (const v1::Item& item : response.items()) amount += item.price().amount_micros();
     records.push_back(response.SerializeAsString());

@@ -36,7 +36,7 @@ class ObservingRecommender final : public v1::Recommender::CallbackService {
     Observation seen;
     seen.request_arena = request->GetArena();
     seen.response_arena = response->GetArena();
-    BuildResponse(*request, response);
+    BuildResponse(DefaultCatalogue(), *request, response);
     seen.response_paths_off_arena = testing::MessagesNotOnArena(*response, response->GetArena());
     {
       std::lock_guard<std::mutex> lock(mu_);
@@ -81,7 +81,7 @@ void ServeAndCall(ObservingRecommender* service, int rpcs) {
     grpc::Status status = stub->Recommend(&ctx, request, &response);
     ASSERT_TRUE(status.ok()) << status.error_message();
     RecommendResponse expected;
-    BuildResponse(request, &expected);
+    BuildResponse(DefaultCatalogue(), request, &expected);
     EXPECT_TRUE(google::protobuf::util::MessageDifferencer::Equals(response, expected)) << "rpc " << i;
   }
   server->Shutdown();
@@ -155,9 +155,10 @@ TEST(ArenaMessageAllocatorTest, HolderAndArenaShareOneMalloc) {
 AllocationCounts BuildCompactResponse(Allocator* allocator) {
   RecommendRequest request;
   request.set_text_profile(v1::TEXT_PROFILE_COMPACT);
+  const Catalogue& catalogue = DefaultCatalogue();  // built (once) before counting
   AllocationCounts before = AllocationCounter::ThisThread();
   grpc::MessageHolder<RecommendRequest, RecommendResponse>* holder = allocator->AllocateMessages();
-  BuildResponse(request, holder->response());
+  BuildResponse(catalogue, request, holder->response());
   AllocationCounts used = AllocationCounter::ThisThread() - before;
   EXPECT_EQ(holder->response()->items_size(), 200);
   before = AllocationCounter::ThisThread();

@@ -34,7 +34,7 @@ const RecommendRequest& CompactRequest() {
     // builder's statics): made here, outside every count, since ctest runs each test
     // case in a process of its own.
     google::protobuf::Arena arena;
-    BuildResponse(r, google::protobuf::Arena::CreateMessage<RecommendResponse>(&arena));
+    BuildResponse(DefaultCatalogue(), r, google::protobuf::Arena::CreateMessage<RecommendResponse>(&arena));
     return r;
   }();
   return request;
@@ -48,7 +48,7 @@ TEST(PooledArenaAllocatorTest, RequestAndResponseLiveOnOnePooledArena) {
   google::protobuf::Arena* arena = holder->response()->GetArena();
   ASSERT_NE(arena, nullptr);
   EXPECT_EQ(holder->request()->GetArena(), arena);
-  BuildResponse(CompactRequest(), holder->response());
+  BuildResponse(DefaultCatalogue(), CompactRequest(), holder->response());
   std::vector<std::string> stray = testing::MessagesNotOnArena(*holder->response(), arena);
   EXPECT_TRUE(stray.empty()) << stray.size() << " messages off the arena, first: " << stray[0];
   holder->Release();
@@ -79,7 +79,7 @@ TEST(PooledArenaAllocatorTest, BuildAndReleaseMakeNoMallocWhenAnotherThreadRelea
   for (int rpc = 0; rpc < 4; ++rpc) {
     AllocationCounts before = AllocationCounter::ThisThread();
     Holder* holder = allocator.AllocateMessages();
-    BuildResponse(CompactRequest(), holder->response());
+    BuildResponse(DefaultCatalogue(), CompactRequest(), holder->response());
     AllocationCounts build = Since(before);
     AllocationCounts release;
     std::thread releaser([&] {
@@ -104,7 +104,7 @@ TEST(PooledArenaAllocatorTest, TheTrapResetOnAnotherThreadSendsTheBuildToTheHeap
   auto build_here = [&] {
     AllocationCounts before = AllocationCounter::ThisThread();
     auto* response = google::protobuf::Arena::CreateMessage<RecommendResponse>(arena.get());
-    BuildResponse(request, response);
+    BuildResponse(DefaultCatalogue(), request, response);
     return Since(before).allocs;
   };
   EXPECT_EQ(build_here(), 0u);  // built on the thread that made the arena
@@ -129,7 +129,7 @@ TEST(PooledArenaAllocatorTest, AtMostMaxArenasArePooledTheRestGetPlainArenas) {
   EXPECT_TRUE(static_cast<Allocator::Holder*>(in_flight[0])->pooled());
   EXPECT_TRUE(static_cast<Allocator::Holder*>(in_flight[1])->pooled());
   EXPECT_FALSE(static_cast<Allocator::Holder*>(in_flight[2])->pooled());
-  for (Holder* h : in_flight) BuildResponse(CompactRequest(), h->response());  // all usable
+  for (Holder* h : in_flight) BuildResponse(DefaultCatalogue(), CompactRequest(), h->response());  // all usable
   for (Holder* h : in_flight) h->Release();
   PooledArenaStats s = allocator.stats();
   EXPECT_EQ(s.arenas_created, 2u);
@@ -152,7 +152,7 @@ TEST(PooledArenaAllocatorTest, AResponseLargerThanTheBlockSpillsAndReleaseFreesT
   const RecommendRequest& request = CompactRequest();  // its warm-up is not counted
   AllocationCounts before = AllocationCounter::ThisThread();
   Holder* holder = allocator.AllocateMessages();
-  BuildResponse(request, holder->response());
+  BuildResponse(DefaultCatalogue(), request, holder->response());
   AllocationCounts build = Since(before);
   before = AllocationCounter::ThisThread();
   holder->Release();
@@ -224,7 +224,7 @@ class CountingRecommender final : public v1::Recommender::CallbackService {
   grpc::ServerUnaryReactor* Recommend(grpc::CallbackServerContext* context, const RecommendRequest* request,
                                       RecommendResponse* response) override {
     AllocationCounts before = AllocationCounter::ThisThread();
-    BuildResponse(*request, response);
+    BuildResponse(DefaultCatalogue(), *request, response);
     AllocationCounts build = Since(before);
     {
       std::lock_guard<std::mutex> lock(mu_);
@@ -266,7 +266,7 @@ TEST(PooledArenaAllocatorServerTest, CompactResponsesCostNoMallocToBuildOrReleas
   auto stub = v1::Recommender::NewStub(
       grpc::CreateChannel("127.0.0.1:" + std::to_string(port), grpc::InsecureChannelCredentials()));
   RecommendResponse expected;
-  BuildResponse(CompactRequest(), &expected);
+  BuildResponse(DefaultCatalogue(), CompactRequest(), &expected);
   for (int i = 0; i < kWarmup + kRpcs; ++i) {
     grpc::ClientContext context;
     context.set_deadline(std::chrono::system_clock::now() + std::chrono::seconds(60));

@@ -19,7 +19,7 @@ using Allocator = ReusedMessageAllocator<RecommendRequest, RecommendResponse>;
 // Builds a reply of `items` into the holder and serializes it, as gRPC would.
 void Serve(grpc::MessageHolder<RecommendRequest, RecommendResponse>* holder, uint32_t items) {
   holder->request()->set_item_count(items);
-  BuildResponse(*holder->request(), holder->response());
+  BuildResponse(DefaultCatalogue(), *holder->request(), holder->response());
   (void)holder->response()->SerializeAsString();  // sets the cached size gRPC leaves
 }
 

@@ -17,9 +17,10 @@ v1::RecommendRequest DefaultCeilingRequest() {
   return request;
 }
 
-CeilingService::CeilingService(const v1::RecommendRequest& request, RpcMeter* meter) : meter_(meter) {
+CeilingService::CeilingService(const Catalogue& catalogue, const v1::RecommendRequest& request, RpcMeter* meter)
+    : meter_(meter) {
   v1::RecommendResponse response;
-  BuildResponse(request, &response);
+  BuildResponse(catalogue, request, &response);
   bytes_ = response.SerializeAsString();
   // STATIC_SLICE: gRPC takes the memory as it is, never copies or frees it. bytes_
   // lives as long as this service, which outlives the server and every reply.

@@ -19,8 +19,8 @@
 // to serialize or release.
 //
 // Example:
-//   reco::CeilingService ceiling(reco::DefaultCeilingRequest(), &meter);
-//   builder.RegisterService(&ceiling);   // replies: BuildResponse(request) serialized
+//   reco::CeilingService ceiling(*catalogue, reco::DefaultCeilingRequest(), &meter);
+//   builder.RegisterService(&ceiling);   // replies: BuildResponse(catalogue, request) serialized
 //
 // Thread-safety: Recommend() runs on gRPC's threads, many at once; the reply buffer
 // is only read (copies share its slice). The meter must outlive the server, and
@@ -32,6 +32,7 @@
 
 #include <grpcpp/support/byte_buffer.h>
 
+#include "core/catalogue.h"
 #include "proto/reco.grpc.pb.h"
 #include "server/rpc_meter.h"
 
@@ -45,7 +46,8 @@ class CeilingService final
     : public v1::Recommender::WithRawCallbackMethod_Recommend<v1::Recommender::Service> {
  public:
   // `request` must pass ValidateRequest (RecoServer::Start checks it).
-  CeilingService(const v1::RecommendRequest& request, RpcMeter* meter);
+  // The catalogue is used once, here.
+  CeilingService(const Catalogue& catalogue, const v1::RecommendRequest& request, RpcMeter* meter);
 
   // The bytes every reply carries: BuildResponse(request), serialized.
   const std::string& reply_bytes() const { return bytes_; }

@@ -26,6 +26,7 @@ namespace reco {
 // what its RPCs use (services, meter, store).
 struct RecoServer::Parts {
   ServerOptions options;
+  std::shared_ptr<const Catalogue> catalogue;  // what replies are copied from
   std::unique_ptr<MessageStore> store;  // null in heap mode: gRPC owns the messages
   std::unique_ptr<RpcMeter> meter;      // after the store: its allocator wraps the store's
   std::unique_ptr<ReplyBudget> budget;  // null when off; the server's CallReservations use it
@@ -75,6 +76,7 @@ absl::Status CheckOptions(const ServerOptions& o) {
                                                      "): the largest reply allowed could never be admitted"));
     }
   }
+  if (absl::Status s = ValidateCatalogueOptions(o.catalogue); !s.ok()) return s;
   if (o.trim.interval < absl::ZeroDuration()) return absl::InvalidArgumentError("trim_interval: negative");
   if (o.tls_cert_pem.empty() != o.tls_key_pem.empty()) {
     return absl::InvalidArgumentError(o.tls_cert_pem.empty() ? "tls_key_pem without tls_cert_pem: give both or neither"
@@ -104,6 +106,7 @@ absl::StatusOr<std::unique_ptr<RecoServer>> RecoServer::Start(const ServerOption
   if (absl::Status s = CheckOptions(options); !s.ok()) return s;
   auto parts = std::make_unique<Parts>();
   parts->options = options;
+  parts->catalogue = Catalogue::Shared(options.catalogue);
   parts->meter = std::make_unique<RpcMeter>(options.measure_phases, options.store.max_idle);
   parts->trimmer = std::make_unique<MemoryTrimmer>(options.trim, AllocationCounter::MallocName());
 
@@ -112,9 +115,11 @@ absl::StatusOr<std::unique_ptr<RecoServer>> RecoServer::Start(const ServerOption
   grpc::ServerBuilder builder;
   if (options.ceiling) {
     // Nothing to place: one reply, serialized once; no store, no allocator, no budget.
-    parts->ceiling = std::make_unique<CeilingService>(options.ceiling_request, parts->meter.get());
+    parts->ceiling = std::make_unique<CeilingService>(*parts->catalogue, options.ceiling_request,
+                                                      parts->meter.get());
     parts->snapshotter = std::make_unique<StatsSnapshotter>(
-        "ceiling", StatsSnapshotter::Sources{parts->meter->recorder(), nullptr, nullptr, parts->trimmer.get()});
+        "ceiling", StatsSnapshotter::Sources{parts->meter->recorder(), nullptr, nullptr, parts->trimmer.get(),
+                                             parts->catalogue.get()});
   } else {
     // heap is gRPC's default path: no store, no allocator. The others install the
     // store's allocator (the pattern in patterns/), wrapped by the meter when measuring.
@@ -127,12 +132,13 @@ absl::StatusOr<std::unique_ptr<RecoServer>> RecoServer::Start(const ServerOption
       reservations = contexts.get();  // owned by the gRPC server from here on
       builder.SetContextAllocator(std::move(contexts));
     }
-    parts->recommender = std::make_unique<RecommenderService>(parts->meter->Wrap(allocator), parts->meter.get(),
-                                                              reservations, options.check_every_items);
+    parts->recommender = std::make_unique<RecommenderService>(parts->catalogue.get(), parts->meter->Wrap(allocator),
+                                                              parts->meter.get(), reservations,
+                                                              options.check_every_items);
     parts->snapshotter = std::make_unique<StatsSnapshotter>(
         std::string(MemoryModeName(options.mode)),
         StatsSnapshotter::Sources{parts->meter->recorder(), parts->store.get(), parts->budget.get(),
-                                  parts->trimmer.get()});
+                                  parts->trimmer.get(), parts->catalogue.get()});
   }
   parts->stats = std::make_unique<StatsService>(parts->snapshotter.get());
 

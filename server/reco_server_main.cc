@@ -19,6 +19,7 @@
 #include "absl/flags/parse.h"
 #include "absl/flags/usage.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
 #include "absl/time/time.h"
 #include "core/response_builder.h"
 #include "server/ceiling_service.h"
@@ -37,6 +38,9 @@ ABSL_FLAG(int64_t, ceiling_items, 200, "ceiling: item_count of the fixed request
 ABSL_FLAG(std::string, ceiling_profile, "realistic", "ceiling: text profile of the fixed request, realistic or compact");
 ABSL_FLAG(int64_t, ceiling_seed, 1, "ceiling: seed of the fixed request (reco_load's --seed default)");
 ABSL_FLAG(std::string, ceiling_user, "load-user-0", "ceiling: user_id of the fixed request (reco_load's first)");
+ABSL_FLAG(int64_t, catalogue_items, 10000,
+          "items per text profile in the catalogue replies are copied from (built at start-up, ~2.2 KB each)");
+ABSL_FLAG(uint64_t, catalogue_seed, 1, "seed the catalogue's items are generated from (reco_load reads it from Stats)");
 ABSL_FLAG(int64_t, max_idle, 64,
           "reuse: idle messages the pool keeps (more may be in use; extras are freed on release); arena_pool: "
           "pooled arenas at most, in use plus idle (calls beyond them get a plain arena for themselves)");
@@ -108,6 +112,9 @@ reco::ServerOptions OptionsFromFlags() {
   o.ceiling_request.set_text_profile(profile);
   o.ceiling_request.set_seed(static_cast<uint64_t>(Bounded(FLAGS_ceiling_seed, "ceiling_seed", 0, int64_t{1} << 62)));
   o.ceiling_request.set_user_id(absl::GetFlag(FLAGS_ceiling_user));
+  o.catalogue.items_per_profile =
+      static_cast<uint32_t>(Bounded(FLAGS_catalogue_items, "catalogue_items", 1, reco::kMaxCatalogueItems));
+  o.catalogue.seed = absl::GetFlag(FLAGS_catalogue_seed);
   o.store.max_idle = Bounded(FLAGS_max_idle, "max_idle", 0, 1 << 20);
   o.store.max_kept_bytes = Bounded(FLAGS_max_kept_bytes, "max_kept_bytes", 0, int64_t{1} << 32);
   // 64 MiB is several times a 10,000-item reply's arena; the pool may hold max_idle of them.
@@ -184,6 +191,10 @@ int main(int argc, char** argv) {
     std::cerr << "reco_server: " << server.status().message() << "\n";
     return 1;
   }
+  const reco::v1::CatalogueStats catalogue = (*server)->Stats(/*reset=*/false).catalogue();
+  std::cerr << absl::StrFormat("reco_server: catalogue of 2 x %u items (seed %u), %.1f MiB, built in %.2f s\n",
+                               catalogue.items_per_profile(), catalogue.seed(),
+                               catalogue.space_used_bytes() / 1048576.0, catalogue.build_seconds());
   std::string host = options.listen.substr(0, options.listen.rfind(':'));
   std::cout << "reco_server: listening on " << host << ":" << (*server)->port()
             << " mode=" << (options.ceiling ? "ceiling" : reco::MemoryModeName(options.mode))

@@ -47,7 +47,7 @@ grpc::Status RecommenderService::BuildWhileAwaited(grpc::CallbackServerContext* 
     return past_deadline || context->IsCancelled();
   };
   const uint32_t every = check_every_items_ == 0 ? std::numeric_limits<uint32_t>::max() : check_every_items_;
-  if (BuildResponseUnlessStopped(request, response, nobody_waits, every)) return grpc::Status::OK;
+  if (BuildResponseUnlessStopped(*catalogue_, request, response, nobody_waits, every)) return grpc::Status::OK;
   return past_deadline ? grpc::Status(grpc::StatusCode::DEADLINE_EXCEEDED, "deadline passed while building the reply")
                        : grpc::Status(grpc::StatusCode::CANCELLED, "the call was cancelled while building the reply");
 }

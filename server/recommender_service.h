@@ -13,24 +13,26 @@
 //   2. reserve the reply's estimated bytes (core/reply_memory.h) from the server's
 //      reply budget (call_reservations.h): RESOURCE_EXHAUSTED at once when spent --
 //      never a wait -- so the replies in flight never hold more than the budget;
-//   3. build, asking "is anyone still waiting?" (cancelled, or past the deadline)
+//   3. build (core/response_builder.h: items copied from the catalogue, scores
+//      computed per request), asking "is anyone still waiting?" (cancelled, or past the deadline)
 //      before the first item and every `check_every_items` items: an abandoned call
 //      finishes with CANCELLED / DEADLINE_EXCEEDED and gRPC releases its messages;
 //   4. finish. Measurement is two lines around it (MeasuredBuild, see rpc_meter.h).
 //
 // Example:
 //   reco::RpcMeter meter(/*measure_phases=*/true, 64);
-//   reco::RecommenderService service(meter.Wrap(store->allocator()), &meter,
+//   reco::RecommenderService service(catalogue.get(), meter.Wrap(store->allocator()), &meter,
 //                                    reservations /*null: no budget*/, /*check_every_items=*/16);
 //   builder.RegisterService(&service);
 //
-// Thread-safety: Recommend() runs on gRPC's threads, many at once. The allocator,
-// the meter and the reservations must outlive the server.
+// Thread-safety: Recommend() runs on gRPC's threads, many at once. The catalogue,
+// the allocator, the meter and the reservations must outlive the server.
 #ifndef ARENA_GRPC_SERVER_RECOMMENDER_SERVICE_H_
 #define ARENA_GRPC_SERVER_RECOMMENDER_SERVICE_H_
 
 #include <cstdint>
 
+#include "core/catalogue.h"
 #include "core/message_store.h"
 #include "proto/reco.grpc.pb.h"
 #include "server/call_reservations.h"
@@ -43,9 +45,9 @@ class RecommenderService final : public v1::Recommender::CallbackService {
   // allocator: null for heap. reservations: null builds every valid request (no
   // budget); else it must be the server's context allocator. check_every_items: how
   // often the build asks whether the caller still waits (0: only before building).
-  RecommenderService(RecommendAllocator* allocator, RpcMeter* meter, CallReservations* reservations,
-                     uint32_t check_every_items)
-      : meter_(meter), reservations_(reservations), check_every_items_(check_every_items) {
+  RecommenderService(const Catalogue* catalogue, RecommendAllocator* allocator, RpcMeter* meter,
+                     CallReservations* reservations, uint32_t check_every_items)
+      : catalogue_(catalogue), meter_(meter), reservations_(reservations), check_every_items_(check_every_items) {
     if (allocator != nullptr) SetMessageAllocatorFor_Recommend(allocator);
   }
 
@@ -59,6 +61,7 @@ class RecommenderService final : public v1::Recommender::CallbackService {
   grpc::Status BuildWhileAwaited(grpc::CallbackServerContext* context, const v1::RecommendRequest& request,
                                  v1::RecommendResponse* response);
 
+  const Catalogue* const catalogue_;
   RpcMeter* const meter_;
   CallReservations* const reservations_;
   const uint32_t check_every_items_;

@@ -53,7 +53,7 @@ v1::RecommendRequest MakeRequest(uint32_t items, v1::TextProfile profile, uint64
 
 std::string ExpectedBytes(const v1::RecommendRequest& request) {
   v1::RecommendResponse response;
-  BuildResponse(request, &response);
+  BuildResponse(DefaultCatalogue(), request, &response);
   return response.SerializeAsString();
 }
 

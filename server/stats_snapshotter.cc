@@ -94,6 +94,13 @@ v1::StatsSnapshot StatsSnapshotter::Snapshot(bool reset) {
     t->set_trim_seconds(cur.trim_seconds - baseline_.trim.trim_seconds);
     t->set_rss_bytes_returned(cur.rss_bytes_returned - baseline_.trim.rss_bytes_returned);
   }
+  if (const Catalogue* c = sources_.catalogue; c != nullptr) {
+    v1::CatalogueStats* cs = s.mutable_catalogue();
+    cs->set_seed(c->options().seed);
+    cs->set_items_per_profile(c->size());
+    cs->set_build_seconds(c->build_seconds());
+    cs->set_space_used_bytes(c->space_used_bytes());
+  }
 
   if (sources_.store != nullptr) {
     const MessageStoreStats& cur = now.store;

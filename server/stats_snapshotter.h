@@ -21,6 +21,7 @@
 #include <string>
 
 #include "core/allocation_counter.h"
+#include "core/catalogue.h"
 #include "core/message_store.h"
 #include "proto/stats.pb.h"
 #include "server/phase_recorder.h"
@@ -38,6 +39,7 @@ class StatsSnapshotter {
     const MessageStore* store = nullptr;    // null in heap and ceiling modes
     ReplyBudget* budget = nullptr;          // null without a reply budget
     const MemoryTrimmer* trimmer = nullptr; // null without trimming
+    const Catalogue* catalogue = nullptr;   // the replies' catalogue
   };
   // mode_name: a MemoryModeName, or "ceiling".
   StatsSnapshotter(std::string mode_name, Sources sources);

@@ -50,7 +50,7 @@ TEST_P(HostileThreadsTest, StoreLeasesFromManyThreadsWhileStatsAreRead) {
         v1::RecommendRequest r = Request(1 + (i * 7 + t) % 40, i % 2 ? v1::TEXT_PROFILE_COMPACT : v1::TEXT_PROFILE_REALISTIC, i);
         MessageLease lease = store->Acquire();
         *lease.request = r;
-        BuildResponse(*lease.request, lease.response);
+        BuildResponse(DefaultCatalogue(), *lease.request, lease.response);
         if (lease.response->SerializeAsString() != ExpectedBytes(r)) ++wrong;
         store->Release(lease);
       }
@@ -96,7 +96,7 @@ TEST_P(HostileThreadsTest, AllocatorHoldersAndStatsSnapshotsUnderThreads) {
         auto* holder = static_cast<MeasuredHolder*>(allocator->AllocateMessages());
         v1::RecommendRequest r = Request(1 + (i + t) % 30, v1::TEXT_PROFILE_REALISTIC, t * 1000 + i);
         *holder->request() = r;
-        BuildResponse(*holder->request(), holder->response());
+        BuildResponse(DefaultCatalogue(), *holder->request(), holder->response());
         if (holder->response()->SerializeAsString() != ExpectedBytes(r)) ++wrong;
         recorder.CountRpc(grpc::StatusCode::OK);
         holder->RecordReleasePhase();
