@@ -33,8 +33,24 @@ std::unique_ptr<const Catalogue> Catalogue::Build(const CatalogueOptions& option
   for (const auto* items : {&c->realistic_, &c->compact_}) {
     c->space_used_bytes_ += items->SpaceUsedExcludingSelfLong();
   }
+  Serialize(c->realistic_, &c->realistic_fragments_);
+  Serialize(c->compact_, &c->compact_fragments_);
   c->build_seconds_ = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   return c;
+}
+
+void Catalogue::Serialize(const google::protobuf::RepeatedPtrField<v1::Item>& items, Fragments* out) {
+  out->offsets.reserve(items.size() + 1);
+  out->offsets.push_back(0);
+  for (const v1::Item& item : items) {
+    item.AppendToString(&out->bytes);
+    out->offsets.push_back(out->bytes.size());
+  }
+  out->bytes.shrink_to_fit();
+}
+
+uint64_t Catalogue::fragment_bytes() const {
+  return realistic_fragments_.bytes.size() + compact_fragments_.bytes.size();
 }
 
 std::shared_ptr<const Catalogue> Catalogue::Shared(const CatalogueOptions& options) {

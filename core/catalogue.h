@@ -9,6 +9,9 @@
 // catalogue with the server's options can check replies byte for byte; the server
 // reports its options in StatsSnapshot.catalogue.
 //
+// Each item is also kept serialized (fragment()): the fragments mode splices those
+// bytes into replies instead of copying messages (core/fragment_reply.h).
+//
 // Picks(request) chooses a reply's items: min(item_count, size()) distinct indexes,
 // a deterministic function of (user_id, seed, item_count, profile) -- a start and a
 // stride coprime with the catalogue's size, computed on the fly: picking costs no
@@ -27,8 +30,11 @@
 
 #include <cstdint>
 #include <memory>
+#include <string>
+#include <vector>
 
 #include "absl/status/status.h"
+#include "absl/strings/string_view.h"
 #include "proto/reco.pb.h"
 
 namespace reco {
@@ -70,18 +76,34 @@ class Catalogue {
     return (profile == v1::TEXT_PROFILE_COMPACT ? compact_ : realistic_).Get(static_cast<int>(index));
   }
 
+  // item(profile, index), serialized once at Build(): fields 1-11 of an Item, in
+  // field number order, as SerializeToString gives them.
+  absl::string_view fragment(v1::TextProfile profile, uint32_t index) const {
+    const Fragments& f = profile == v1::TEXT_PROFILE_COMPACT ? compact_fragments_ : realistic_fragments_;
+    return absl::string_view(f.bytes).substr(f.offsets[index], f.offsets[index + 1] - f.offsets[index]);
+  }
+
   // The items of a reply to `request` (item_count 0 means the service default).
   ItemPicks Picks(const v1::RecommendRequest& request) const;
 
-  // What building took and what the items hold (SpaceUsedLong of both profiles).
+  // What building took, what the items hold (SpaceUsedLong of both profiles), and the
+  // fragments' bytes (both profiles).
   double build_seconds() const { return build_seconds_; }
   uint64_t space_used_bytes() const { return space_used_bytes_; }
+  uint64_t fragment_bytes() const;
 
  private:
   Catalogue() = default;
 
   CatalogueOptions options_;
+  struct Fragments {
+    std::string bytes;              // every item's encoding, one after the other
+    std::vector<uint64_t> offsets;  // item i is bytes[offsets[i], offsets[i + 1])
+  };
+  static void Serialize(const google::protobuf::RepeatedPtrField<v1::Item>& items, Fragments* out);
+
   google::protobuf::RepeatedPtrField<v1::Item> realistic_, compact_;
+  Fragments realistic_fragments_, compact_fragments_;
   double build_seconds_ = 0;
   uint64_t space_used_bytes_ = 0;
 };

@@ -11,6 +11,7 @@
 #include "absl/strings/str_cat.h"
 #include "core/response_builder.h"
 #include "server/ceiling_service.h"
+#include "server/fragments_service.h"
 #include "core/allocation_counter.h"
 #include "core/reply_memory.h"
 #include "server/call_reservations.h"
@@ -33,7 +34,8 @@ struct RecoServer::Parts {
   std::unique_ptr<MemoryTrimmer> trimmer;
   std::unique_ptr<StatsSnapshotter> snapshotter;
   std::unique_ptr<RecommenderService> recommender;
-  std::unique_ptr<CeilingService> ceiling;  // instead of recommender in ceiling mode
+  std::unique_ptr<FragmentsService> fragments;  // instead of recommender in fragments mode
+  std::unique_ptr<CeilingService> ceiling;      // instead of recommender in ceiling mode
   std::unique_ptr<StatsService> stats;
   std::unique_ptr<grpc::Server> server;
   // Insecure ports only: accepts for `server`, so it stops (and goes) before it.
@@ -82,11 +84,11 @@ absl::Status CheckOptions(const ServerOptions& o) {
     return absl::InvalidArgumentError(o.tls_cert_pem.empty() ? "tls_key_pem without tls_cert_pem: give both or neither"
                                                              : "tls_cert_pem without tls_key_pem: give both or neither");
   }
-  if (o.ceiling) {
+  if (o.reply_path == ReplyPath::kCeiling) {
     if (absl::Status s = ValidateRequest(o.ceiling_request); !s.ok()) {
       return absl::InvalidArgumentError(absl::StrCat("ceiling_request: ", s.message()));
     }
-  } else if (o.mode == MemoryMode::kArenaPool && o.store.initial_block_bytes == 0) {
+  } else if (o.reply_path == ReplyPath::kMessages && o.mode == MemoryMode::kArenaPool && o.store.initial_block_bytes == 0) {
     return absl::InvalidArgumentError("initial_block_bytes: must be positive in arena_pool mode");
   }
   return absl::OkStatus();
@@ -102,6 +104,15 @@ std::shared_ptr<grpc::ServerCredentials> ListeningCredentials(const ServerOption
 
 }  // namespace
 
+std::string ServingModeName(const ServerOptions& options) {
+  switch (options.reply_path) {
+    case ReplyPath::kCeiling: return "ceiling";
+    case ReplyPath::kFragments: return "fragments";
+    case ReplyPath::kMessages: break;
+  }
+  return std::string(MemoryModeName(options.mode));
+}
+
 absl::StatusOr<std::unique_ptr<RecoServer>> RecoServer::Start(const ServerOptions& options) {
   if (absl::Status s = CheckOptions(options); !s.ok()) return s;
   auto parts = std::make_unique<Parts>();
@@ -113,7 +124,8 @@ absl::StatusOr<std::unique_ptr<RecoServer>> RecoServer::Start(const ServerOption
   grpc::EnableDefaultHealthCheckService(true);
   grpc::reflection::InitProtoReflectionServerBuilderPlugin();
   grpc::ServerBuilder builder;
-  if (options.ceiling) {
+  const bool ceiling = options.reply_path == ReplyPath::kCeiling;
+  if (ceiling) {
     // Nothing to place: one reply, serialized once; no store, no allocator, no budget.
     parts->ceiling = std::make_unique<CeilingService>(*parts->catalogue, options.ceiling_request,
                                                       parts->meter.get());
@@ -121,10 +133,6 @@ absl::StatusOr<std::unique_ptr<RecoServer>> RecoServer::Start(const ServerOption
         "ceiling", StatsSnapshotter::Sources{parts->meter->recorder(), nullptr, nullptr, parts->trimmer.get(),
                                              parts->catalogue.get()});
   } else {
-    // heap is gRPC's default path: no store, no allocator. The others install the
-    // store's allocator (the pattern in patterns/), wrapped by the meter when measuring.
-    if (options.mode != MemoryMode::kHeap) parts->store = MakeMessageStore(options.mode, options.store);
-    RecommendAllocator* allocator = parts->store != nullptr ? parts->store->allocator() : nullptr;
     CallReservations* reservations = nullptr;
     if (options.inflight_budget_bytes != 0) {
       parts->budget = std::make_unique<ReplyBudget>(options.inflight_budget_bytes, options.max_reply_bytes);
@@ -132,11 +140,21 @@ absl::StatusOr<std::unique_ptr<RecoServer>> RecoServer::Start(const ServerOption
       reservations = contexts.get();  // owned by the gRPC server from here on
       builder.SetContextAllocator(std::move(contexts));
     }
-    parts->recommender = std::make_unique<RecommenderService>(parts->catalogue.get(), parts->meter->Wrap(allocator),
-                                                              parts->meter.get(), reservations,
-                                                              options.check_every_items);
+    if (options.reply_path == ReplyPath::kFragments) {
+      // No messages at all: the reply's bytes are spliced (fragments_service.h).
+      parts->fragments = std::make_unique<FragmentsService>(parts->catalogue.get(), parts->meter.get(),
+                                                            reservations, options.check_every_items);
+    } else {
+      // heap is gRPC's default path: no store, no allocator. The others install the
+      // store's allocator (the pattern in patterns/), wrapped by the meter when measuring.
+      if (options.mode != MemoryMode::kHeap) parts->store = MakeMessageStore(options.mode, options.store);
+      RecommendAllocator* allocator = parts->store != nullptr ? parts->store->allocator() : nullptr;
+      parts->recommender = std::make_unique<RecommenderService>(
+          parts->catalogue.get(), parts->meter->Wrap(allocator), parts->meter.get(), reservations,
+          options.check_every_items);
+    }
     parts->snapshotter = std::make_unique<StatsSnapshotter>(
-        std::string(MemoryModeName(options.mode)),
+        ServingModeName(options),
         StatsSnapshotter::Sources{parts->meter->recorder(), parts->store.get(), parts->budget.get(),
                                   parts->trimmer.get(), parts->catalogue.get()});
   }
@@ -163,15 +181,18 @@ absl::StatusOr<std::unique_ptr<RecoServer>> RecoServer::Start(const ServerOption
     quota.Resize(static_cast<size_t>(options.resource_quota_bytes));
     builder.SetResourceQuota(quota);
   }
-  // The ceiling gets no serialize timer: it has nothing to serialize, and the
-  // interceptor's per-RPC bookkeeping would lower the limit it stands for.
-  if (auto timer = parts->meter->NewSerializeTimer(); timer != nullptr && !options.ceiling) {
+  // Only the message modes get the serialize timer: the ceiling and fragments have
+  // nothing to serialize, and the interceptor's per-RPC bookkeeping would cost them.
+  if (auto timer = parts->meter->NewSerializeTimer();
+      timer != nullptr && options.reply_path == ReplyPath::kMessages) {
     std::vector<std::unique_ptr<grpc::experimental::ServerInterceptorFactoryInterface>> factories;
     factories.push_back(std::move(timer));
     builder.experimental().SetInterceptorCreators(std::move(factories));
   }
-  if (options.ceiling) {
+  if (ceiling) {
     builder.RegisterService(parts->ceiling.get());
+  } else if (parts->fragments != nullptr) {
+    builder.RegisterService(parts->fragments.get());
   } else {
     builder.RegisterService(parts->recommender.get());
   }

@@ -43,6 +43,15 @@
 
 namespace reco {
 
+// The server-level modes beside the four memory modes (which build messages):
+//   kFragments  replies spliced from the catalogue's pre-serialized items
+//               (fragments_service.h): a real handler, no reply message; `mode`
+//               and `store` unused.
+//   kCeiling    every Recommend answered with the one reply to ceiling_request,
+//               serialized at start-up (ceiling_service.h). It ignores the request's
+//               content: the limit of the transport, not a pattern to copy.
+enum class ReplyPath { kMessages, kFragments, kCeiling };
+
 struct ServerOptions {
   std::string listen = "127.0.0.1:50051";  // "127.0.0.1:0" picks a free port
   MemoryMode mode = MemoryMode::kArenaPool;
@@ -75,11 +84,9 @@ struct ServerOptions {
   // Time the build, serialize and release phases (RpcMeter). false installs none of
   // the measurement (RPCs are still counted): for measuring what measuring costs.
   bool measure_phases = true;
-  // The fifth, server-level mode: answer every Recommend with the one reply to
-  // ceiling_request, serialized at start-up (server/ceiling_service.h). `mode` and
-  // `store` are then unused and StatsSnapshot.mode is "ceiling". It ignores the
-  // request's content: the limit of the transport, not a pattern to copy.
-  bool ceiling = false;
+  // What answers Recommend (ReplyPath): messages built in `mode`, spliced fragments,
+  // or the ceiling's one reply.
+  ReplyPath reply_path = ReplyPath::kMessages;
   // Must pass ValidateRequest. reco_server's flags default it to
   // DefaultCeilingRequest() (ceiling_service.h): reco_load's first request.
   v1::RecommendRequest ceiling_request;
@@ -92,6 +99,9 @@ struct ServerOptions {
   // (server/connection_limits.h); on by default.
   ConnectionLimits connection;
 };
+
+// "heap", "reuse", "arena", "arena_pool", "fragments" or "ceiling": StatsSnapshot.mode.
+std::string ServingModeName(const ServerOptions& options);
 
 class RecoServer {
  public:

@@ -31,7 +31,8 @@
 
 ABSL_FLAG(std::string, listen, "127.0.0.1:50051", "HOST:PORT to listen on; port 0 picks a free port");
 ABSL_FLAG(std::string, mode, "arena_pool",
-          "where responses live: heap, reuse, arena or arena_pool; or ceiling: every Recommend gets ONE reply "
+          "where responses live: heap, reuse, arena or arena_pool; fragments: no reply message, the catalogue's "
+          "pre-serialized items spliced with per-request scores; or ceiling: every Recommend gets ONE reply "
           "serialized at start-up for the --ceiling_* request, WHATEVER the request says (the transport's limit "
           "on this machine, not a pattern to copy)");
 ABSL_FLAG(int64_t, ceiling_items, 200, "ceiling: item_count of the fixed request (reco_load's --items default)");
@@ -98,9 +99,13 @@ reco::ServerOptions OptionsFromFlags() {
   reco::ServerOptions o;
   o.listen = absl::GetFlag(FLAGS_listen);
   if (absl::Status s = reco::CheckListenAddress(o.listen); !s.ok()) BadFlag(absl::StrCat("--", s.message()));
-  o.ceiling = absl::GetFlag(FLAGS_mode) == "ceiling";
-  if (!o.ceiling && !reco::ParseMemoryMode(absl::GetFlag(FLAGS_mode), &o.mode)) {
-    BadFlag("--mode=" + absl::GetFlag(FLAGS_mode) + " is not one of heap, reuse, arena, arena_pool, ceiling");
+  const std::string mode = absl::GetFlag(FLAGS_mode);
+  if (mode == "ceiling") {
+    o.reply_path = reco::ReplyPath::kCeiling;
+  } else if (mode == "fragments") {
+    o.reply_path = reco::ReplyPath::kFragments;
+  } else if (!reco::ParseMemoryMode(mode, &o.mode)) {
+    BadFlag("--mode=" + mode + " is not one of heap, reuse, arena, arena_pool, fragments, ceiling");
   }
   o.ceiling_request = reco::DefaultCeilingRequest();
   o.ceiling_request.set_item_count(
@@ -197,7 +202,7 @@ int main(int argc, char** argv) {
                                catalogue.space_used_bytes() / 1048576.0, catalogue.build_seconds());
   std::string host = options.listen.substr(0, options.listen.rfind(':'));
   std::cout << "reco_server: listening on " << host << ":" << (*server)->port()
-            << " mode=" << (options.ceiling ? "ceiling" : reco::MemoryModeName(options.mode))
+            << " mode=" << reco::ServingModeName(options)
             << (options.tls_cert_pem.empty() ? "" : " tls=on") << std::endl;  // endl: flushed for scripts
 
   int signal_number = 0;

@@ -18,6 +18,8 @@
 //      before the first item and every `check_every_items` items: an abandoned call
 //      finishes with CANCELLED / DEADLINE_EXCEEDED and gRPC releases its messages;
 //   4. finish. Measurement is two lines around it (MeasuredBuild, see rpc_meter.h).
+// Steps 1-3's refusals and stop check are handler_steps.h's, shared with the
+// fragments mode.
 //
 // Example:
 //   reco::RpcMeter meter(/*measure_phases=*/true, 64);
@@ -55,12 +57,6 @@ class RecommenderService final : public v1::Recommender::CallbackService {
                                       v1::RecommendResponse* response) override;
 
  private:
-  // Steps 1 and 2: OK, or the status to refuse the call with.
-  grpc::Status Admit(grpc::CallbackServerContext* context, const v1::RecommendRequest& request);
-  // Step 3: OK with *response built, or CANCELLED / DEADLINE_EXCEEDED.
-  grpc::Status BuildWhileAwaited(grpc::CallbackServerContext* context, const v1::RecommendRequest& request,
-                                 v1::RecommendResponse* response);
-
   const Catalogue* const catalogue_;
   RpcMeter* const meter_;
   CallReservations* const reservations_;

@@ -49,7 +49,7 @@ TEST(ClientLoadRun, CeilingTargetIsCheckedAgainstItsOneRequestAndGivesTheShare) 
   std::unique_ptr<RecoServer> heap = StartServer(MemoryMode::kHeap);
   ServerOptions c;
   c.listen = "127.0.0.1:0";
-  c.ceiling = true;
+  c.reply_path = ReplyPath::kCeiling;
   LoadOptions o = ShortRun();
   c.ceiling_request.set_user_id("load-user-0");  // reco_load's first request
   c.ceiling_request.set_item_count(o.items);

@@ -1,0 +1,51 @@
+// See fragments_service.h.
+#include "server/fragments_service.h"
+
+#include <grpcpp/support/proto_buffer_reader.h>
+
+#include "core/fragment_reply.h"
+#include "patterns/spliced_reply.h"
+#include "server/handler_steps.h"
+
+namespace reco {
+namespace {
+
+// The request's bytes parsed into *request; INVALID_ARGUMENT when they are not a
+// RecommendRequest.
+grpc::Status ParseRequest(const grpc::ByteBuffer& bytes, v1::RecommendRequest* request) {
+  // ProtoBufferReader only reads the buffer; it takes a non-const pointer because
+  // gRPC's reader API does.
+  grpc::ProtoBufferReader reader(const_cast<grpc::ByteBuffer*>(&bytes));
+  if (!request->ParseFromZeroCopyStream(&reader)) {
+    return grpc::Status(grpc::StatusCode::INVALID_ARGUMENT, "the request is not a reco.v1.RecommendRequest");
+  }
+  return grpc::Status::OK;
+}
+
+}  // namespace
+
+grpc::ServerUnaryReactor* FragmentsService::Recommend(grpc::CallbackServerContext* context,
+                                                      const grpc::ByteBuffer* request_bytes,
+                                                      grpc::ByteBuffer* response) {
+  grpc::ServerUnaryReactor* reactor = context->DefaultReactor();
+  MeasuredBuild measured(meter_, context);  // measurement only: times and counts this call
+  v1::RecommendRequest request;
+  grpc::Status status = ParseRequest(*request_bytes, &request);
+  if (status.ok()) status = Admit(reservations_, context, request);
+  if (status.ok()) {
+    thread_local patterns::SplicedReply reply;  // scratch, reused by this thread's calls
+    reply.Clear();
+    CallerStillWaits waits(context);
+    if (BuildFragmentReplyUnlessStopped(*catalogue_, request, &reply, waits,
+                                        CallerStillWaits::CheckEvery(check_every_items_))) {
+      reply.Finish(response);  // the items' slices point into the catalogue
+    } else {
+      status = waits.AbandonedStatus();
+    }
+  }
+  measured.Finish(status);
+  reactor->Finish(status);
+  return reactor;
+}
+
+}  // namespace reco

@@ -1,0 +1,64 @@
+// The steps every Recommend handler takes around its build, shared by the message
+// modes (recommender_service.h) and the fragments mode (fragments_service.h) so that
+// both refuse, reserve and give up alike:
+//   Admit              validate the request (INVALID_ARGUMENT with the validator's
+//                      message), then reserve the reply's estimated bytes from the
+//                      server's budget (RESOURCE_EXHAUSTED at once when spent);
+//   CallerStillWaits   the build's stop check: "cancelled, or past the deadline?";
+//                      after a stop, AbandonedStatus() is CANCELLED or DEADLINE_EXCEEDED.
+//
+// Example (inside a handler):
+//   grpc::Status status = reco::Admit(reservations_, context, request);
+//   if (status.ok()) {
+//     reco::CallerStillWaits waits(context);
+//     if (!BuildResponseUnlessStopped(catalogue, request, response, waits, every))
+//       status = waits.AbandonedStatus();
+//   }
+//
+// Thread-safety: per call; a CallerStillWaits belongs to one handler invocation.
+#ifndef ARENA_GRPC_SERVER_HANDLER_STEPS_H_
+#define ARENA_GRPC_SERVER_HANDLER_STEPS_H_
+
+#include <chrono>
+#include <cstdint>
+#include <limits>
+
+#include <grpcpp/server_context.h>
+
+#include "proto/reco.pb.h"
+#include "server/call_reservations.h"
+
+namespace reco {
+
+// OK, or the status to refuse the call with. reservations null: no budget.
+grpc::Status Admit(CallReservations* reservations, grpc::CallbackServerContext* context,
+                   const v1::RecommendRequest& request);
+
+class CallerStillWaits {
+ public:
+  explicit CallerStillWaits(grpc::CallbackServerContext* context)
+      : context_(context), deadline_(context->deadline()) {}
+
+  // True when the build should stop: the call was cancelled or its deadline passed.
+  // A CallerStillWaits is the builders' stop_requested (pass it by reference).
+  bool operator()() const {
+    past_deadline_ = std::chrono::system_clock::now() >= deadline_;
+    return past_deadline_ || context_->IsCancelled();
+  }
+  // After a stop: DEADLINE_EXCEEDED or CANCELLED, with a message saying when.
+  grpc::Status AbandonedStatus() const;
+
+  // --check_every_items as the builders take it: 0 means "only before building".
+  static uint32_t CheckEvery(uint32_t check_every_items) {
+    return check_every_items == 0 ? std::numeric_limits<uint32_t>::max() : check_every_items;
+  }
+
+ private:
+  grpc::CallbackServerContext* const context_;
+  const std::chrono::system_clock::time_point deadline_;
+  mutable bool past_deadline_ = false;  // what the last check saw
+};
+
+}  // namespace reco
+
+#endif  // ARENA_GRPC_SERVER_HANDLER_STEPS_H_
