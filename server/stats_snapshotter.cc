@@ -100,6 +100,7 @@ v1::StatsSnapshot StatsSnapshotter::Snapshot(bool reset) {
     cs->set_items_per_profile(c->size());
     cs->set_build_seconds(c->build_seconds());
     cs->set_space_used_bytes(c->space_used_bytes());
+    cs->set_fragment_bytes(c->fragment_bytes());
   }
 
   if (sources_.store != nullptr) {

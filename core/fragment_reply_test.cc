@@ -1,0 +1,103 @@
+// The fragments mode's reply is BuildResponse's reply, byte for byte: every size and
+// profile, a catalogue smaller than the request, and the stop check.
+#include "core/fragment_reply.h"
+
+#include <string>
+#include <vector>
+
+#include <google/protobuf/util/message_differencer.h>
+
+#include "core/allocation_counter.h"
+#include "core/response_builder.h"
+#include "gtest/gtest.h"
+
+namespace reco {
+namespace {
+
+v1::RecommendRequest Request(uint32_t items, v1::TextProfile profile, const std::string& user = "user-42") {
+  v1::RecommendRequest r;
+  r.set_user_id(user);
+  r.set_item_count(items);
+  r.set_text_profile(profile);
+  r.set_seed(7);
+  return r;
+}
+
+std::string Flatten(const grpc::ByteBuffer& buffer) {
+  std::vector<grpc::Slice> slices;
+  EXPECT_TRUE(buffer.Dump(&slices).ok());
+  std::string out;
+  for (const grpc::Slice& s : slices) out.append(reinterpret_cast<const char*>(s.begin()), s.size());
+  return out;
+}
+
+std::string Spliced(const Catalogue& catalogue, const v1::RecommendRequest& request) {
+  patterns::SplicedReply reply;
+  BuildFragmentReply(catalogue, request, &reply);
+  grpc::ByteBuffer buffer;
+  reply.Finish(&buffer);
+  return Flatten(buffer);
+}
+
+class FragmentReplyTest : public ::testing::TestWithParam<std::tuple<uint32_t, v1::TextProfile>> {};
+
+TEST_P(FragmentReplyTest, IsBuildResponsesReplyByteForByte) {
+  auto [items, profile] = GetParam();
+  const Catalogue& catalogue = DefaultCatalogue();
+  for (const char* user : {"user-1", "user-2"}) {
+    const v1::RecommendRequest request = Request(items, profile, user);
+    v1::RecommendResponse built;
+    BuildResponse(catalogue, request, &built);
+    const std::string spliced = Spliced(catalogue, request);
+    EXPECT_EQ(spliced, built.SerializeAsString()) << user;
+    v1::RecommendResponse parsed;
+    ASSERT_TRUE(parsed.ParseFromString(spliced));
+    EXPECT_TRUE(google::protobuf::util::MessageDifferencer::Equals(parsed, built));
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(Sizes, FragmentReplyTest,
+                         ::testing::Combine(::testing::Values(0u, 1u, 200u, 10000u),
+                                            ::testing::Values(v1::TEXT_PROFILE_REALISTIC, v1::TEXT_PROFILE_COMPACT)));
+
+TEST(FragmentReplyTest, ASmallCatalogueGivesTheSameShortReply) {
+  auto small = Catalogue::Build({3, 50});
+  const v1::RecommendRequest request = Request(200, v1::TEXT_PROFILE_REALISTIC);
+  v1::RecommendResponse built;
+  BuildResponse(*small, request, &built);
+  EXPECT_EQ(built.items_size(), 50);
+  EXPECT_EQ(Spliced(*small, request), built.SerializeAsString());
+}
+
+TEST(FragmentReplyTest, StopsAtTheFirstCheckThatSaysYes) {
+  patterns::SplicedReply reply;
+  int asked = 0;
+  EXPECT_FALSE(BuildFragmentReplyUnlessStopped(DefaultCatalogue(), Request(200, v1::TEXT_PROFILE_REALISTIC), &reply,
+                                               [&] { return ++asked == 3; }, 16));
+  EXPECT_EQ(asked, 3) << "before items 0, 16 and 32";
+  reply.Clear();
+  asked = 0;
+  EXPECT_TRUE(BuildFragmentReplyUnlessStopped(DefaultCatalogue(), Request(200, v1::TEXT_PROFILE_REALISTIC), &reply,
+                                              [&] { return ++asked, false; }, 16));
+  EXPECT_EQ(asked, 13);
+}
+
+// The point of the mode: a warm thread splices a 200-item reply without allocating;
+// only Finish allocates (a few, whatever the item count).
+TEST(FragmentReplyTest, AWarmSpliceAllocatesNothing) {
+  const Catalogue& catalogue = DefaultCatalogue();
+  const v1::RecommendRequest request = Request(200, v1::TEXT_PROFILE_REALISTIC);
+  patterns::SplicedReply reply;
+  for (int warm = 0; warm < 2; ++warm) {
+    reply.Clear();
+    BuildFragmentReply(catalogue, request, &reply);
+  }
+  reply.Clear();
+  AllocationCounts before = AllocationCounter::ThisThread();
+  BuildFragmentReply(catalogue, request, &reply);
+  EXPECT_EQ((AllocationCounter::ThisThread() - before).allocs, 0u);
+  EXPECT_EQ(reply.referenced_fragments(), 200u) << "realistic items are over 128 bytes: referenced";
+}
+
+}  // namespace
+}  // namespace reco

@@ -1,0 +1,99 @@
+// The fragments mode over real RPCs: its replies, parsed, equal every message mode's
+// (and are byte for byte BuildResponse's); bad input gets a clear status and the
+// server keeps serving; the reply budget refuses alike; stats name the mode.
+#include <memory>
+#include <string>
+#include <vector>
+
+#include <google/protobuf/util/message_differencer.h>
+
+#include "core/response_builder.h"
+#include "gtest/gtest.h"
+#include "server/server_test_util.h"
+
+namespace reco::testing {
+namespace {
+
+std::unique_ptr<RecoServer> StartFragmentsServer(ServerOptions options = {}) {
+  options.listen = "127.0.0.1:0";
+  options.reply_path = ReplyPath::kFragments;
+  auto server = RecoServer::Start(options);
+  EXPECT_TRUE(server.ok()) << server.status();
+  return server.ok() ? std::move(*server) : nullptr;
+}
+
+TEST(ServerFragmentsTest, RepliesEqualEveryMessageModesAsMessagesAndAsBytes) {
+  std::unique_ptr<RecoServer> fragments = StartFragmentsServer();
+  ASSERT_NE(fragments, nullptr);
+  std::vector<std::unique_ptr<RecoServer>> modes;
+  for (MemoryMode mode : AllMemoryModes()) modes.push_back(StartTestServer(mode));
+  auto fragments_channel = ChannelTo(*fragments);
+
+  for (const v1::RecommendRequest& request :
+       {MakeRequest(200, v1::TEXT_PROFILE_REALISTIC), MakeRequest(3, v1::TEXT_PROFILE_COMPACT, 9),
+        MakeRequest(0, v1::TEXT_PROFILE_COMPACT, 5), MakeRequest(2000, v1::TEXT_PROFILE_REALISTIC, 11)}) {
+    RawReply spliced = CallRaw(fragments_channel.get(), request);
+    ASSERT_TRUE(spliced.status.ok()) << spliced.status.error_message();
+    EXPECT_TRUE(spliced.bytes == ExpectedBytes(request)) << "item_count " << request.item_count();
+    v1::RecommendResponse from_fragments;
+    ASSERT_TRUE(from_fragments.ParseFromString(spliced.bytes));
+    for (size_t m = 0; m < modes.size(); ++m) {
+      ASSERT_NE(modes[m], nullptr);
+      RawReply built = CallRaw(ChannelTo(*modes[m]).get(), request);
+      ASSERT_TRUE(built.status.ok());
+      v1::RecommendResponse from_mode;
+      ASSERT_TRUE(from_mode.ParseFromString(built.bytes));
+      std::string diff;
+      google::protobuf::util::MessageDifferencer differencer;
+      differencer.ReportDifferencesToString(&diff);
+      EXPECT_TRUE(differencer.Compare(from_mode, from_fragments))
+          << MemoryModeName(AllMemoryModes()[m]) << ": " << diff;
+    }
+  }
+}
+
+TEST(ServerFragmentsTest, BadInputGetsAClearStatusAndTheServerKeepsServing) {
+  std::unique_ptr<RecoServer> server = StartFragmentsServer();
+  ASSERT_NE(server, nullptr);
+  auto channel = ChannelTo(*server);
+
+  RawReply garbage = CallRawBytes(channel.get(), std::string("\xff\xff\xff\xff", 4), absl::Seconds(30));
+  EXPECT_EQ(garbage.status.error_code(), grpc::StatusCode::INVALID_ARGUMENT);
+  EXPECT_NE(garbage.status.error_message().find("not a reco.v1.RecommendRequest"), std::string::npos)
+      << garbage.status.error_message();
+
+  RawReply too_many = CallRaw(channel.get(), MakeRequest(kMaxItemCount + 1, v1::TEXT_PROFILE_COMPACT));
+  EXPECT_EQ(too_many.status.error_code(), grpc::StatusCode::INVALID_ARGUMENT);
+  EXPECT_NE(too_many.status.error_message().find("item_count"), std::string::npos);
+
+  const v1::RecommendRequest good = MakeRequest(50, v1::TEXT_PROFILE_REALISTIC);
+  RawReply after = CallRaw(channel.get(), good);
+  ASSERT_TRUE(after.status.ok());
+  EXPECT_TRUE(after.bytes == ExpectedBytes(good));
+
+  v1::StatsSnapshot stats = server->Stats(/*reset=*/false);
+  EXPECT_EQ(stats.mode(), "fragments");
+  EXPECT_EQ(stats.rpcs(), 1u);
+  EXPECT_EQ(stats.rpc_invalid(), 2u);
+  EXPECT_EQ(stats.build().latency().count(), 1u) << "the handler's work is the build phase";
+  EXPECT_EQ(stats.serialize().latency().count(), 0u) << "nothing to serialize";
+  EXPECT_EQ(stats.catalogue().items_per_profile(), CatalogueOptions().items_per_profile);
+}
+
+TEST(ServerFragmentsTest, TheReplyBudgetRefusesAsInTheMessageModes) {
+  ServerOptions options;
+  options.inflight_budget_bytes = uint64_t{1} << 20;
+  options.max_reply_bytes = uint64_t{1} << 20;  // a 10,000-item reply's estimate is far over
+  std::unique_ptr<RecoServer> server = StartFragmentsServer(options);
+  ASSERT_NE(server, nullptr);
+  auto channel = ChannelTo(*server);
+  RawReply refused = CallRaw(channel.get(), MakeRequest(kMaxItemCount, v1::TEXT_PROFILE_REALISTIC));
+  EXPECT_EQ(refused.status.error_code(), grpc::StatusCode::RESOURCE_EXHAUSTED);
+  EXPECT_NE(refused.status.error_message().find("max_reply_bytes"), std::string::npos)
+      << refused.status.error_message();
+  EXPECT_TRUE(CallRaw(channel.get(), MakeRequest(200, v1::TEXT_PROFILE_REALISTIC)).status.ok());
+  EXPECT_EQ(server->Stats(false).rpc_over_budget(), 1u);
+}
+
+}  // namespace
+}  // namespace reco::testing
