@@ -19,6 +19,7 @@ filter+='|^BM_CycleThreaded/mode:arena_pool/items:200/profile:compact'
 filter+='|^BM_ArenaSharing/arena:(per_thread|shared)/items:200/profile:compact'
 filter+='|^BM_ArenaBlocks/start_block:256B/max_block:8KiB/items:200/profile:compact'
 filter+='|^BM_ArenaInitialBlock/initial_block:(0B|512KiB)/items:200/profile:compact'
+filter+='|^BM_CopyItems/mode:[a-z_]+/items:200/profile:compact/how:'
 "$bench" --benchmark_filter="$filter" --benchmark_min_time=0.01 \
   --benchmark_out="$out/run.json" --benchmark_out_format=json >"$out/stdout" 2>&1 \
   || { echo "FAIL: reco_bench exited non-zero"; cat "$out/stdout"; exit 1; }
@@ -40,6 +41,9 @@ for fam in ("BM_Cycle", "BM_Build", "BM_Serialize", "BM_Release", "BM_Parse", "B
 assert len(family("BM_CycleThreaded")) == cores, names
 assert len(family("BM_ArenaSharing")) == 2 * cores, names
 assert len(family("BM_ArenaBlocks")) == 1 and len(family("BM_ArenaInitialBlock")) == 2, names
+got = sorted(r["name"].split("/")[1] + "/" + r["name"].split("/")[4] for r in family("BM_CopyItems"))  # mode/how
+assert got == sorted(f"mode:{m}/how:{h}" for m in ("heap", "reuse", "arena", "arena_pool")
+                     for h in ("copyfrom", "fieldwise")), (got, names)
 
 for r in runs:
     assert not r.get("error_occurred"), r
@@ -52,7 +56,7 @@ for r in runs:
             assert key in r, (r["name"], key)
         assert r["space_used"] <= r["space_allocated"], r
     # Manual timing exactly where a phase needs per-iteration setup.
-    manual = r["name"].split("/")[0] in ("BM_Build", "BM_Release", "BM_Parse")
+    manual = r["name"].split("/")[0] in ("BM_Build", "BM_Release", "BM_Parse", "BM_CopyItems")
     assert r["name"].endswith("/manual_time") == manual, r["name"]
 
 # Exact by design (compact text fits the small-string buffer): a reused 512 KiB block
@@ -63,6 +67,15 @@ assert by_name["BM_ArenaInitialBlock/initial_block:0B/items:200/profile:compact"
 for r in family("BM_Build"):
     assert r["frees"] == 0, r
 assert by_name["BM_Build/mode:heap/items:10/profile:compact/manual_time"]["allocs"] > 0
+# Copying items only adds: never a free. Both ways make the same allocations, one per
+# sub-message and long string (protobuf 3.21), and none on a reused 512 KiB block.
+for r in family("BM_CopyItems"):
+    assert r["frees"] == 0, r
+    twin = by_name[r["name"].replace("how:copyfrom", "how:fieldwise")]
+    assert r["allocs"] == twin["allocs"], (r["name"], r["allocs"], twin["allocs"])
+for how in ("copyfrom", "fieldwise"):
+    assert by_name[f"BM_CopyItems/mode:arena_pool/items:200/profile:compact/how:{how}/manual_time"]["allocs"] == 0
+    assert by_name[f"BM_CopyItems/mode:heap/items:200/profile:compact/how:{how}/manual_time"]["allocs"] > 0
 print("reco_bench smoke: %d benchmarks ran with their counters" % len(runs))
 PY
 [ $fails -eq 0 ] && echo "bench smoke: all checks passed" || { echo "$fails checks failed"; exit 1; }

@@ -22,6 +22,11 @@ void RegisterThreadBenchmarks();
 // block size) for a 200-item response (arena_options_benchmarks.cc).
 void RegisterArenaOptionBenchmarks();
 
+// BM_CopyItems: a 200-item reply's items copied from the catalogue with CopyFrom (as
+// BuildResponse does) or field by field, over every mode and text profile; the copy
+// alone (catalogue_benchmarks.cc).
+void RegisterCatalogueBenchmarks();
+
 }  // namespace reco::bench
 
 #endif  // ARENA_GRPC_BENCH_BENCHMARK_FAMILIES_H_

@@ -31,6 +31,7 @@ int main(int argc, char** argv) {
   reco::bench::RegisterPhaseBenchmarks();
   reco::bench::RegisterThreadBenchmarks();
   reco::bench::RegisterArenaOptionBenchmarks();
+  reco::bench::RegisterCatalogueBenchmarks();
   reco::bench::AllocationCountingMemoryManager memory_manager;
   benchmark::RegisterMemoryManager(&memory_manager);
   benchmark::AddCustomContext("malloc", reco::AllocationCounter::MallocName());

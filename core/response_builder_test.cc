@@ -1,8 +1,11 @@
 #include "core/response_builder.h"
 
+#include <map>
+#include <memory>
 #include <string>
 
 #include "core/message_store.h"
+#include "google/protobuf/util/message_differencer.h"
 #include "gtest/gtest.h"
 
 namespace reco {
@@ -68,6 +71,72 @@ TEST(ResponseBuilderTest, DefaultRealisticResponseIsAboutOneHundredKilobytes) {
   std::string bytes = BuildIn(MemoryMode::kHeap, Request(0, v1::TEXT_PROFILE_REALISTIC));
   EXPECT_GT(bytes.size(), 80u * 1000);
   EXPECT_LT(bytes.size(), 130u * 1000);
+}
+
+// A reply item is the catalogue item it was picked from, whole, plus this request's
+// scores: nothing of the static data is left out, changed or added.
+TEST(ResponseBuilderTest, ItemsCarryExactlyTheCatalogueItemsStaticFields) {
+  const Catalogue& catalogue = DefaultCatalogue();
+  for (v1::TextProfile profile : {v1::TEXT_PROFILE_REALISTIC, v1::TEXT_PROFILE_COMPACT}) {
+    SCOPED_TRACE(TextProfileName(profile));
+    const v1::RecommendRequest request = Request(200, profile);
+    v1::RecommendResponse response;
+    BuildResponse(catalogue, request, &response);
+    const ItemPicks picks = catalogue.Picks(request);
+    ASSERT_EQ(response.items_size(), static_cast<int>(picks.count()));
+    for (int i = 0; i < response.items_size(); ++i) {
+      v1::Item item = response.items(i);
+      // Every item is ranked: three scores, eight features, the model's id.
+      EXPECT_TRUE(item.has_scores()) << "item " << i;
+      EXPECT_EQ(item.scores().features_size(), 8) << "item " << i;
+      EXPECT_FALSE(item.scores().model_id().empty()) << "item " << i;
+      item.clear_scores();
+      std::string differences;
+      google::protobuf::util::MessageDifferencer differencer;
+      differencer.ReportDifferencesToString(&differences);
+      EXPECT_TRUE(differencer.Compare(catalogue.item(profile, picks.at(i)), item))
+          << "item " << i << " (catalogue index " << picks.at(i) << "): " << differences;
+    }
+  }
+}
+
+// The catalogue index of each item of a reply built from `catalogue`, with its scores.
+std::map<uint32_t, v1::RankingScores> ScoresByIndex(const Catalogue& catalogue, const v1::RecommendRequest& request) {
+  v1::RecommendResponse response;
+  BuildResponse(catalogue, request, &response);
+  const ItemPicks picks = catalogue.Picks(request);
+  std::map<uint32_t, v1::RankingScores> scores;
+  for (int i = 0; i < response.items_size(); ++i) scores[picks.at(i)] = response.items(i).scores();
+  return scores;
+}
+
+// A catalogue of 50 items and 200-item requests: every reply holds all 50, once each,
+// so two users' replies share every item -- and must score each one differently.
+TEST(ResponseBuilderTest, ASmallCatalogueGivesEachItemOnceAndScoresItPerUser) {
+  const std::unique_ptr<const Catalogue> small = Catalogue::Build({/*seed=*/3, /*items_per_profile=*/50});
+  for (v1::TextProfile profile : {v1::TEXT_PROFILE_REALISTIC, v1::TEXT_PROFILE_COMPACT}) {
+    SCOPED_TRACE(TextProfileName(profile));
+    v1::RecommendRequest first = Request(200, profile), second = first;
+    second.set_user_id("user-43");
+    v1::RecommendResponse reply;
+    BuildResponse(*small, first, &reply);
+    EXPECT_EQ(reply.items_size(), 50);  // min(item_count, catalogue size)
+    EXPECT_EQ(reply.metadata().candidates_considered(), 50u * 25);
+
+    const std::map<uint32_t, v1::RankingScores> a = ScoresByIndex(*small, first), b = ScoresByIndex(*small, second);
+    ASSERT_EQ(a.size(), 50u);  // 50 distinct indexes: no item twice
+    ASSERT_EQ(b.size(), 50u);
+    for (const auto& [index, scores] : a) {
+      ASSERT_EQ(b.count(index), 1u) << index;
+      EXPECT_FALSE(google::protobuf::util::MessageDifferencer::Equals(scores, b.at(index)))
+          << "catalogue item " << index << " has the same scores for two users: " << scores.ShortDebugString();
+    }
+
+    // Fewer asked than the catalogue holds: exactly as many as asked.
+    v1::RecommendResponse twenty;
+    BuildResponse(*small, Request(20, profile), &twenty);
+    EXPECT_EQ(twenty.items_size(), 20);
+  }
 }
 
 // Walks every string of a response and applies f to it.

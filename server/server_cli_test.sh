@@ -9,10 +9,11 @@ server=$1 probe=$2
 reco_test_dir tmp
 
 # expect_bad_flag EXPECTED_RC TEXT FLAGS...: exits with EXPECTED_RC and says TEXT.
+# `timeout`: a flag wrongly accepted would leave the server listening (exit 124).
 expect_bad_flag() {
   local want_rc=$1 text=$2
   shift 2
-  "$server" "$@" >"$tmp/bad.out" 2>"$tmp/bad.err"
+  timeout 30 "$server" "$@" >"$tmp/bad.out" 2>"$tmp/bad.err"
   local rc=$?
   [ "$rc" = "$want_rc" ] || fail "reco_server $* exited $rc, want $want_rc"
   grep -q -- "$text" "$tmp/bad.err" || fail "reco_server $*: stderr lacks '$text': $(cat "$tmp/bad.err")"
@@ -36,6 +37,10 @@ expect_bad_flag 2 "--max_idle x --initial_block_bytes = 17179869184 bytes is ove
 expect_bad_flag 2 "--max_receive_message_bytes=0 is out of range" --max_receive_message_bytes=0 --listen=127.0.0.1:0
 expect_bad_flag 2 "--max_receive_message_bytes=2147483648 is out of range" --max_receive_message_bytes=2147483648 \
   --listen=127.0.0.1:0
+# The catalogue: at least one item, at most 1,000,000 per profile (~2 GiB).
+expect_bad_flag 2 "--catalogue_items=0 is out of range \\[1, 1000000\\]" --catalogue_items=0 --listen=127.0.0.1:0
+expect_bad_flag 2 "--catalogue_items=2000000 is out of range \\[1, 1000000\\]" --catalogue_items=2000000 \
+  --listen=127.0.0.1:0
 # Connection limits and the stop.
 expect_bad_flag 2 "--max_connection_idle=0 is out of range" --max_connection_idle=0s --listen=127.0.0.1:0
 expect_bad_flag 2 "--handshake_timeout=48h is out of range" --handshake_timeout=48h --listen=127.0.0.1:0
@@ -53,7 +58,7 @@ for flag in --listen --mode --max_idle --initial_block_bytes --max_receive_messa
             --resource_quota_bytes --measure --shutdown_deadline --shutdown_drain_delay --shutdown_hard_deadline \
             --max_connection_idle --max_connection_age --max_connection_age_grace --handshake_timeout \
             --keepalive_time --keepalive_timeout --keepalive_min_ping_interval --keepalive_max_ping_strikes \
-            --accept_compressed_requests; do
+            --accept_compressed_requests --catalogue_items --catalogue_seed; do
   grep -q -- "$flag " "$tmp/help.out" || fail "--help does not describe $flag"
 done
 "$probe" --help >"$tmp/probe_help.out" 2>&1

@@ -170,6 +170,42 @@ TEST(ServerStatsTest, StatsRpcAnswersLikeTheInProcessCall) {
   EXPECT_EQ(snapshot.pid(), getpid());
 }
 
+// A client checks replies against the catalogue the server reports (reco_load does):
+// the report must name the catalogue the replies really come from, in-process and
+// over the Stats RPC.
+TEST(ServerStatsTest, ReportsTheCatalogueItsRepliesAreCopiedFrom) {
+  ServerOptions options;
+  options.listen = "127.0.0.1:0";
+  options.mode = MemoryMode::kHeap;
+  options.catalogue = {/*seed=*/9, /*items_per_profile=*/500};
+  absl::StatusOr<std::unique_ptr<RecoServer>> server = RecoServer::Start(options);
+  ASSERT_TRUE(server.ok()) << server.status();
+  auto channel = testing::ChannelTo(**server);
+
+  v1::StatsSnapshot in_process = (*server)->Stats(/*reset=*/false);
+  v1::StatsSnapshot over_rpc;
+  grpc::ClientContext context;
+  ASSERT_TRUE(v1::ServerStats::NewStub(channel)->GetStats(&context, v1::GetStatsRequest(), &over_rpc).ok());
+  for (const v1::StatsSnapshot* s : {&in_process, &over_rpc}) {
+    ASSERT_TRUE(s->has_catalogue());
+    EXPECT_EQ(s->catalogue().seed(), 9u);
+    EXPECT_EQ(s->catalogue().items_per_profile(), 500u);
+    EXPECT_GT(s->catalogue().build_seconds(), 0);
+    EXPECT_GT(s->catalogue().space_used_bytes(), 0u);
+  }
+
+  // And the replies are that catalogue's: the builder's bytes from {9, 500}, not the
+  // default catalogue's.
+  const v1::RecommendRequest request = MakeRequest(20, v1::TEXT_PROFILE_REALISTIC);
+  testing::RawReply reply = CallRaw(channel.get(), request);
+  ASSERT_TRUE(reply.status.ok()) << reply.status.error_message();
+  v1::RecommendResponse expected;
+  BuildResponse(*Catalogue::Shared(options.catalogue), request, &expected);
+  // EXPECT_TRUE, not EXPECT_EQ: a failure would print two ~10 KB binary strings.
+  EXPECT_TRUE(reply.bytes == expected.SerializeAsString()) << "not the {9, 500} catalogue's reply";
+  EXPECT_TRUE(reply.bytes != testing::ExpectedBytes(request)) << "the default catalogue's reply";
+}
+
 TEST(ServerStatsTest, WithoutMeasurementThePhasesStayEmpty) {
   auto server = testing::StartTestServer(MemoryMode::kArenaPool, /*measure=*/false);
   auto channel = testing::ChannelTo(*server);

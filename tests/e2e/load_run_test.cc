@@ -146,6 +146,32 @@ TEST(ClientLoadRun, ClosedLoopAgainstRealServersMatchesTheirOwnStats) {
             2 * report->targets[1].server.PerRpc(report->targets[1].server.build.allocations.allocs));
 }
 
+// A server whose catalogue is not the default: reco_load reads {seed 9, 500 items}
+// from its stats and checks every reply against that catalogue. 600 items asked, 500
+// held: each reply carries the whole catalogue, and the count check must know it.
+TEST(ClientLoadRun, NonDefaultCatalogueIsVerifiedAgainstTheCatalogueTheServerReports) {
+  ServerOptions s;
+  s.listen = "127.0.0.1:0";
+  s.mode = MemoryMode::kArenaPool;
+  s.catalogue = {/*seed=*/9, /*items_per_profile=*/500};
+  absl::StatusOr<std::unique_ptr<RecoServer>> server = RecoServer::Start(s);
+  ASSERT_TRUE(server.ok()) << server.status();
+  LoadOptions o = ShortRun();
+  o.targets = {SpecFor("catalogue_9_500", **server)};
+  o.rounds = 1;
+  o.items = 600;
+  o.verify_every = 1;  // every reply byte for byte
+  absl::StatusOr<RunReport> report = RunLoad(o, "test", nullptr);
+  ASSERT_TRUE(report.ok()) << report.status();
+  const ClientFigures& c = report->targets[0].client;
+  EXPECT_GT(c.ok, 0u);
+  EXPECT_EQ(c.ok, c.completed);
+  EXPECT_EQ(c.verified, c.ok);
+  EXPECT_EQ(c.wrong_item_count, 0u);
+  EXPECT_EQ(c.wrong_content, 0u);
+  EXPECT_EQ(c.errors(), 0u);
+}
+
 TEST(ClientLoadRun, OpenLoopSendsAtTheAskedRateAndReportsLag) {
   std::unique_ptr<RecoServer> server = StartServer(MemoryMode::kArena);
   ASSERT_TRUE(server);
