@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Runs `docker compose up` for real and checks its outcome: the images build, the
-# four servers become healthy, the load service exits 0, and ./results holds the
-# JSON and HTML reports with all four targets. Then runs it again with one server
+# five servers become healthy, the load service exits 0, and ./results holds the
+# JSON and HTML reports with all five targets. Then runs it again with one server
 # given a bad flag (docker/test/bad-server.yaml): compose must fail, quickly, with
 # the server's own error line in its output.
 #
@@ -35,7 +35,7 @@ import json, sys
 doc = json.load(open("results/report.json"))
 html = open("results/report.html").read()
 names = [t["name"] for t in doc["targets"]]
-assert names == ["heap", "reuse", "arena", "arena_pool"], names
+assert names == ["heap", "reuse", "arena", "arena_pool", "fragments"], names
 for t in doc["targets"]:
     c = t["client"]
     assert c["ok"] > 0 and not c["errors_by_code"], (t["name"], c["errors_by_code"])

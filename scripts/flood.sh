@@ -15,13 +15,13 @@
 # or when a correct request fails after the flood.
 #
 #   scripts/flood.sh [BUILD_DIR]        (default: build)
-#   env: MODES="heap reuse arena arena_pool" CONNECTIONS="1 2 4" CALLS=256 ITEMS=10000
+#   env: MODES="heap reuse arena arena_pool fragments" CONNECTIONS="1 2 4" CALLS=256 ITEMS=10000
 #        HOLD=5 IDLE=10 OVERHEAD_MIB=160 JSON_DIR=(none)
-# The test suite runs it short: MODES=arena_pool CONNECTIONS=2 HOLD=2 IDLE=3.
+# The test suite runs it short: MODES="arena_pool fragments" CONNECTIONS=2 HOLD=2 IDLE=3.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 build=${1:-build}
-modes=${MODES:-heap reuse arena arena_pool} connections_list=${CONNECTIONS:-1 2 4}
+modes=${MODES:-heap reuse arena arena_pool fragments} connections_list=${CONNECTIONS:-1 2 4}
 calls=${CALLS:-256} items=${ITEMS:-10000} hold=${HOLD:-5} idle=${IDLE:-10} overhead_mib=${OVERHEAD_MIB:-160}
 for bin in "$build/server/reco_server" "$build/client/reco_load"; do
   [ -x "$bin" ] || { echo "$bin is missing: run scripts/build.sh first" >&2; exit 1; }

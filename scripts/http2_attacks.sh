@@ -16,7 +16,7 @@ seconds=${1:-10}
 out=${2:-$(mktemp -d)}
 mkdir -p "$out"
 server=${RECO_SERVER:-$root/build/server/reco_server}
-modes=${MODES:-heap reuse arena arena_pool}
+modes=${MODES:-heap reuse arena arena_pool fragments}
 attacks=${ATTACKS:-rapid_reset continuation small_continuations endless_value}
 [ -x "$server" ] || { echo "no $server: run scripts/build.sh first" >&2; exit 1; }
 . "$root/scripts/lib/reco_servers.sh"

@@ -1,13 +1,13 @@
 #!/usr/bin/env bash
 # The main job: installs what is missing, builds, starts one reco_server per memory
-# mode on 127.0.0.1 (free ports) plus the ceiling, drives all five with reco_load --
+# mode on 127.0.0.1 (free ports) plus fragments and the ceiling, drives all six with reco_load --
 # heap first, the baseline of every ratio -- and prints the comparison table. Writes
 # results/report.json and results/report.html (and the servers' logs beside them).
 # The servers are stopped (SIGTERM, then waited for) however the run ends.
 #
 #   scripts/run.sh [reco_load flags...]   e.g. --duration 10s --rounds 5, --rate 500,
 #                                         --profile compact, --items 1000
-# Default: 3 rounds x 5 servers x (1 s warm-up + 4 s measured), about 80 seconds.
+# Default: 3 rounds x 6 servers x (1 s warm-up + 4 s measured), about 95 seconds.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/setup.sh
@@ -21,7 +21,9 @@ trap stop_reco_servers EXIT
 trap 'exit 130' INT TERM
 
 targets=()
-# The ceiling (reco_server --mode ceiling) comes after the four modes, so heap stays
+# fragments (reco_server --mode fragments) splices the catalogue's pre-serialized
+# items with per-request scores: a real handler, no reply message.
+# The ceiling (reco_server --mode ceiling) comes after the other modes, so heap stays
 # the baseline: one reply serialized at start-up for reco_load's first request, sent
 # whatever the request says -- the transport's limit, shown as each mode's "QPS share
 # of ceiling". Its fixed request follows reco_load's --items/--profile/--seed when
@@ -38,7 +40,7 @@ for i in "${!args[@]}"; do
     --seed=*) ceiling_flags+=(--ceiling_seed "${args[$i]#*=}") ;;
   esac
 done
-for mode in heap reuse arena arena_pool ceiling; do
+for mode in heap reuse arena arena_pool fragments ceiling; do
   log=$results/server-$mode.log
   extra=()
   [ "$mode" = ceiling ] && extra=("${ceiling_flags[@]}")

@@ -2,7 +2,7 @@
 # Soak: holds load on each memory mode for a set time at a share of its maximum rate
 # and records the server's memory over time, then judges whether it keeps growing.
 #   scripts/soak.sh [SECONDS_PER_MODE]        default 20 (the CI length)
-# Environment: SOAK_MODES (default "heap reuse arena arena_pool"), SOAK_SHARE (share
+# Environment: SOAK_MODES (default "heap reuse arena arena_pool fragments"), SOAK_SHARE (share
 # of the measured maximum rate, default 0.5), SOAK_ITEMS (default 200), SOAK_PROFILE
 # (realistic), SOAK_OUT (default BUILD_DIR/soak), BUILD_DIR (default build).
 #
@@ -24,7 +24,7 @@ cd "$(dirname "$0")/.."
 seconds=${1:-20}
 case "$seconds" in ''|*[!0-9]*) echo "soak.sh: SECONDS_PER_MODE must be a whole number, not '$seconds'" >&2; exit 2 ;; esac
 [ "$seconds" -ge 8 ] || { echo "soak.sh: SECONDS_PER_MODE must be at least 8 (warm-up plus two halves)" >&2; exit 2; }
-modes=${SOAK_MODES:-heap reuse arena arena_pool}
+modes=${SOAK_MODES:-heap reuse arena arena_pool fragments}
 share=${SOAK_SHARE:-0.5}
 items=${SOAK_ITEMS:-200}
 profile=${SOAK_PROFILE:-realistic}
