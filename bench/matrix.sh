@@ -3,7 +3,7 @@
 # in one sitting,
 #   1. reco_bench under LD_PRELOAD: BM_Cycle (4 modes x 10/200/1000 items x both text
 #      profiles) and BM_Parse at 200 items, JSON out;
-#   2. the service: one reco_server per memory mode plus the ceiling
+#   2. the service: one reco_server per memory mode, fragments, and the ceiling
 #      (reco_server --mode ceiling, the transport's limit) under LD_PRELOAD, on
 #      127.0.0.1 port 0, driven by reco_load (heap first, the baseline; the client
 #      itself runs on glibc in every column, so only the servers' malloc changes).
@@ -64,7 +64,7 @@ else
   profiles="realistic compact"
 fi
 bench_filter='^BM_Cycle/mode:[a-z_]+/items:(10|200|1000)/profile:[a-z]+$|^BM_Parse/mode:[a-z_]+/items:200/'
-modes="heap reuse arena arena_pool"
+modes="heap reuse arena arena_pool fragments"  # servers; reco_bench has the four memory modes
 
 . "$root/scripts/lib/reco_servers.sh"
 trap stop_reco_servers EXIT
