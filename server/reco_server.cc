@@ -113,6 +113,29 @@ std::string ServingModeName(const ServerOptions& options) {
   return std::string(MemoryModeName(options.mode));
 }
 
+bool ParseServingMode(absl::string_view name, ServerOptions* options) {
+  if (name == "ceiling") {
+    options->reply_path = ReplyPath::kCeiling;
+  } else if (name == "fragments") {
+    options->reply_path = ReplyPath::kFragments;
+  } else if (ParseMemoryMode(name, &options->mode)) {
+    options->reply_path = ReplyPath::kMessages;
+  } else {
+    return false;
+  }
+  return true;
+}
+
+const std::vector<std::string>& RequestServingModes() {
+  static const auto* names = [] {
+    auto* v = new std::vector<std::string>;
+    for (MemoryMode mode : AllMemoryModes()) v->emplace_back(MemoryModeName(mode));
+    v->push_back("fragments");
+    return v;
+  }();
+  return *names;
+}
+
 absl::StatusOr<std::unique_ptr<RecoServer>> RecoServer::Start(const ServerOptions& options) {
   if (absl::Status s = CheckOptions(options); !s.ok()) return s;
   auto parts = std::make_unique<Parts>();

@@ -29,10 +29,12 @@
 #include <memory>
 #include <mutex>
 #include <string>
+#include <vector>
 
 #include <grpcpp/server.h>
 
 #include "absl/status/statusor.h"
+#include "absl/strings/string_view.h"
 #include "absl/time/time.h"
 #include "core/catalogue.h"
 #include "core/message_store.h"
@@ -102,6 +104,12 @@ struct ServerOptions {
 
 // "heap", "reuse", "arena", "arena_pool", "fragments" or "ceiling": StatsSnapshot.mode.
 std::string ServingModeName(const ServerOptions& options);
+// Sets options->reply_path (and ->mode for the four memory modes) from one of the
+// names above; false for anything else.
+bool ParseServingMode(absl::string_view name, ServerOptions* options);
+// The modes that answer each request for itself, in report order: the four memory
+// modes, then fragments (not the ceiling). What tests and scripts iterate over.
+const std::vector<std::string>& RequestServingModes();
 
 class RecoServer {
  public:

@@ -99,13 +99,8 @@ reco::ServerOptions OptionsFromFlags() {
   reco::ServerOptions o;
   o.listen = absl::GetFlag(FLAGS_listen);
   if (absl::Status s = reco::CheckListenAddress(o.listen); !s.ok()) BadFlag(absl::StrCat("--", s.message()));
-  const std::string mode = absl::GetFlag(FLAGS_mode);
-  if (mode == "ceiling") {
-    o.reply_path = reco::ReplyPath::kCeiling;
-  } else if (mode == "fragments") {
-    o.reply_path = reco::ReplyPath::kFragments;
-  } else if (!reco::ParseMemoryMode(mode, &o.mode)) {
-    BadFlag("--mode=" + mode + " is not one of heap, reuse, arena, arena_pool, fragments, ceiling");
+  if (!reco::ParseServingMode(absl::GetFlag(FLAGS_mode), &o)) {
+    BadFlag("--mode=" + absl::GetFlag(FLAGS_mode) + " is not one of heap, reuse, arena, arena_pool, fragments, ceiling");
   }
   o.ceiling_request = reco::DefaultCeilingRequest();
   o.ceiling_request.set_item_count(
