@@ -65,6 +65,9 @@ class SplicedReply {
 
   // Forgets the reply; keeps the buffers' capacity.
   void Clear();
+  // For the fragments appended from now on (a per-thread scratch serving several
+  // configurations sets it after Clear()).
+  void set_copy_fragments_below(size_t bytes) { copy_below_ = bytes; }
 
   // Per-request bytes, copied. Fields must come in the order the reader should see
   // them (field number order gives SerializeToString's bytes).
@@ -97,7 +100,7 @@ class SplicedReply {
   };
   char* Grow(size_t n);  // n more copied bytes at the end, merged into the last copied piece
 
-  const size_t copy_below_;
+  size_t copy_below_;
   std::string copied_;
   std::vector<Piece> pieces_;
   std::vector<grpc::Slice> slices_;  // Finish's scratch

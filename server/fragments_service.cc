@@ -35,6 +35,7 @@ grpc::ServerUnaryReactor* FragmentsService::Recommend(grpc::CallbackServerContex
   if (status.ok()) {
     thread_local patterns::SplicedReply reply;  // scratch, reused by this thread's calls
     reply.Clear();
+    reply.set_copy_fragments_below(copy_fragments_below_);
     CallerStillWaits waits(context);
     if (BuildFragmentReplyUnlessStopped(*catalogue_, request, &reply, waits,
                                         CallerStillWaits::CheckEvery(check_every_items_))) {

@@ -39,6 +39,7 @@
 #include <grpcpp/support/byte_buffer.h>
 
 #include "core/catalogue.h"
+#include "patterns/spliced_reply.h"
 #include "proto/reco.grpc.pb.h"
 #include "server/call_reservations.h"
 #include "server/rpc_meter.h"
@@ -48,10 +49,17 @@ namespace reco {
 class FragmentsService final
     : public v1::Recommender::WithRawCallbackMethod_Recommend<v1::Recommender::Service> {
  public:
-  // reservations: null builds every valid request (no budget).
+  // reservations: null builds every valid request (no budget). copy_fragments_below:
+  // items whose bytes are shorter are copied into the reply, not referenced
+  // (SplicedReply; SIZE_MAX copies every item: one flat slice per reply).
   FragmentsService(const Catalogue* catalogue, RpcMeter* meter, CallReservations* reservations,
-                   uint32_t check_every_items)
-      : catalogue_(catalogue), meter_(meter), reservations_(reservations), check_every_items_(check_every_items) {}
+                   uint32_t check_every_items,
+                   size_t copy_fragments_below = patterns::SplicedReply::kDefaultCopyFragmentsBelow)
+      : catalogue_(catalogue),
+        meter_(meter),
+        reservations_(reservations),
+        check_every_items_(check_every_items),
+        copy_fragments_below_(copy_fragments_below) {}
 
   grpc::ServerUnaryReactor* Recommend(grpc::CallbackServerContext* context, const grpc::ByteBuffer* request,
                                       grpc::ByteBuffer* response) override;
@@ -61,6 +69,7 @@ class FragmentsService final
   RpcMeter* const meter_;
   CallReservations* const reservations_;
   const uint32_t check_every_items_;
+  const size_t copy_fragments_below_;
 };
 
 }  // namespace reco

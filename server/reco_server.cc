@@ -166,7 +166,8 @@ absl::StatusOr<std::unique_ptr<RecoServer>> RecoServer::Start(const ServerOption
     if (options.reply_path == ReplyPath::kFragments) {
       // No messages at all: the reply's bytes are spliced (fragments_service.h).
       parts->fragments = std::make_unique<FragmentsService>(parts->catalogue.get(), parts->meter.get(),
-                                                            reservations, options.check_every_items);
+                                                            reservations, options.check_every_items,
+                                                            options.fragments_copy_below_bytes);
     } else {
       // heap is gRPC's default path: no store, no allocator. The others install the
       // store's allocator (the pattern in patterns/), wrapped by the meter when measuring.

@@ -89,6 +89,9 @@ struct ServerOptions {
   // What answers Recommend (ReplyPath): messages built in `mode`, spliced fragments,
   // or the ceiling's one reply.
   ReplyPath reply_path = ReplyPath::kMessages;
+  // fragments: catalogue items whose bytes are shorter than this are copied into the
+  // reply instead of referenced (patterns/spliced_reply.h); SIZE_MAX copies all.
+  size_t fragments_copy_below_bytes = 128;
   // Must pass ValidateRequest. reco_server's flags default it to
   // DefaultCeilingRequest() (ceiling_service.h): reco_load's first request.
   v1::RecommendRequest ceiling_request;

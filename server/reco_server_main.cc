@@ -42,6 +42,9 @@ ABSL_FLAG(std::string, ceiling_user, "load-user-0", "ceiling: user_id of the fix
 ABSL_FLAG(int64_t, catalogue_items, 10000,
           "items per text profile in the catalogue replies are copied from (built at start-up, ~2.2 KB each)");
 ABSL_FLAG(uint64_t, catalogue_seed, 1, "seed the catalogue's items are generated from (reco_load reads it from Stats)");
+ABSL_FLAG(int64_t, fragments_copy_below_bytes, 128,
+          "fragments: items whose serialized bytes are shorter are copied into the reply rather than referenced "
+          "by a slice of their own (0: reference every item; a large value: one flat copy per reply)");
 ABSL_FLAG(int64_t, max_idle, 64,
           "reuse: idle messages the pool keeps (more may be in use; extras are freed on release); arena_pool: "
           "pooled arenas at most, in use plus idle (calls beyond them get a plain arena for themselves)");
@@ -115,6 +118,8 @@ reco::ServerOptions OptionsFromFlags() {
   o.catalogue.items_per_profile =
       static_cast<uint32_t>(Bounded(FLAGS_catalogue_items, "catalogue_items", 1, reco::kMaxCatalogueItems));
   o.catalogue.seed = absl::GetFlag(FLAGS_catalogue_seed);
+  o.fragments_copy_below_bytes = static_cast<size_t>(
+      Bounded(FLAGS_fragments_copy_below_bytes, "fragments_copy_below_bytes", 0, int64_t{1} << 30));
   o.store.max_idle = Bounded(FLAGS_max_idle, "max_idle", 0, 1 << 20);
   o.store.max_kept_bytes = Bounded(FLAGS_max_kept_bytes, "max_kept_bytes", 0, int64_t{1} << 32);
   // 64 MiB is several times a 10,000-item reply's arena; the pool may hold max_idle of them.
