@@ -31,8 +31,9 @@ std::string Flatten(const grpc::ByteBuffer& buffer) {
   return out;
 }
 
-std::string Spliced(const Catalogue& catalogue, const v1::RecommendRequest& request) {
-  patterns::SplicedReply reply;
+std::string Spliced(const Catalogue& catalogue, const v1::RecommendRequest& request,
+                    size_t copy_fragments_below = patterns::SplicedReply::kDefaultCopyFragmentsBelow) {
+  patterns::SplicedReply reply(copy_fragments_below);
   BuildFragmentReply(catalogue, request, &reply);
   grpc::ByteBuffer buffer;
   reply.Finish(&buffer);
@@ -50,6 +51,7 @@ TEST_P(FragmentReplyTest, IsBuildResponsesReplyByteForByte) {
     BuildResponse(catalogue, request, &built);
     const std::string spliced = Spliced(catalogue, request);
     EXPECT_EQ(spliced, built.SerializeAsString()) << user;
+    EXPECT_EQ(Spliced(catalogue, request, /*copy_fragments_below=*/0), spliced) << user << ", every item referenced";
     v1::RecommendResponse parsed;
     ASSERT_TRUE(parsed.ParseFromString(spliced));
     EXPECT_TRUE(google::protobuf::util::MessageDifferencer::Equals(parsed, built));
@@ -96,7 +98,14 @@ TEST(FragmentReplyTest, AWarmSpliceAllocatesNothing) {
   AllocationCounts before = AllocationCounter::ThisThread();
   BuildFragmentReply(catalogue, request, &reply);
   EXPECT_EQ((AllocationCounter::ThisThread() - before).allocs, 0u);
-  EXPECT_EQ(reply.referenced_fragments(), 200u) << "realistic items are over 128 bytes: referenced";
+  EXPECT_EQ(reply.referenced_fragments(), 0u) << "the default copies items under 4 KiB";
+  patterns::SplicedReply zero_copy(/*copy_fragments_below=*/0);
+  BuildFragmentReply(catalogue, request, &zero_copy);
+  zero_copy.Clear();
+  before = AllocationCounter::ThisThread();
+  BuildFragmentReply(catalogue, request, &zero_copy);
+  EXPECT_EQ((AllocationCounter::ThisThread() - before).allocs, 0u);
+  EXPECT_EQ(zero_copy.referenced_fragments(), 200u) << "every item referenced";
 }
 
 }  // namespace

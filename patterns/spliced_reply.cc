@@ -23,6 +23,12 @@ void SplicedReply::Clear() {
   copied_.clear();
   pieces_.clear();
   size_ = 0;
+  // One 10,000-item reply must not leave megabytes behind in every thread.
+  if (scratch_bytes() > kMaxKeptScratchBytes) {
+    std::string().swap(copied_);
+    std::vector<Piece>().swap(pieces_);
+    std::vector<grpc::Slice>().swap(slices_);
+  }
 }
 
 char* SplicedReply::Grow(size_t n) {

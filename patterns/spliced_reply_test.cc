@@ -96,7 +96,7 @@ std::string Flatten(const grpc::ByteBuffer& buffer) {
 TEST(SplicedReplyTest, ParsesAsTheBuiltMessageAndIsByteIdentical) {
   for (size_t title : {4u, 300u}) {  // fragments copied (short) and referenced (long)
     Fragments f = MakeFragments(5, title);
-    SplicedReply reply;
+    SplicedReply reply(/*copy_fragments_below=*/128);
     Splice(f, &reply);
     grpc::ByteBuffer buffer;
     reply.Finish(&buffer);
@@ -116,7 +116,7 @@ TEST(SplicedReplyTest, ParsesAsTheBuiltMessageAndIsByteIdentical) {
 
 TEST(SplicedReplyTest, LongFragmentsAreReferencedShortOnesCopied) {
   Fragments long_ones = MakeFragments(3, 300);
-  SplicedReply reply;
+  SplicedReply reply(/*copy_fragments_below=*/128);
   Splice(long_ones, &reply);
   EXPECT_EQ(reply.referenced_fragments(), 3u);
   grpc::ByteBuffer buffer;
@@ -134,7 +134,11 @@ TEST(SplicedReplyTest, LongFragmentsAreReferencedShortOnesCopied) {
   Fragments short_ones = MakeFragments(3, 4);
   reply.Clear();
   Splice(short_ones, &reply);
-  EXPECT_EQ(reply.referenced_fragments(), 0u) << "below " << SplicedReply::kDefaultCopyFragmentsBelow << " bytes";
+  EXPECT_EQ(reply.referenced_fragments(), 0u) << "below 128 bytes";
+  reply.Clear();
+  reply.set_copy_fragments_below(SplicedReply::kDefaultCopyFragmentsBelow);
+  Splice(long_ones, &reply);
+  EXPECT_EQ(reply.referenced_fragments(), 0u) << "the default copies fragments under 4 KiB";
 }
 
 TEST(SplicedReplyTest, TheByteBufferOutlivesTheScratch) {
@@ -142,7 +146,7 @@ TEST(SplicedReplyTest, TheByteBufferOutlivesTheScratch) {
   const std::string expected = Built(f).SerializeAsString();
   grpc::ByteBuffer first;
   {
-    SplicedReply reply;
+    SplicedReply reply(/*copy_fragments_below=*/128);  // referenced fragments and copied bytes
     Splice(f, &reply);
     reply.Finish(&first);
     reply.Clear();
@@ -156,7 +160,7 @@ TEST(SplicedReplyTest, TheByteBufferOutlivesTheScratch) {
 TEST(SplicedReplyTest, ASteadyStateSpliceAllocatesNothingAndFinishAFewTimes) {
   Fragments f = MakeFragments(50, 300);
   const PerRequest parts = PerRequestParts(f);
-  SplicedReply reply;
+  SplicedReply reply(/*copy_fragments_below=*/128);
   grpc::ByteBuffer buffer;
   for (int warm = 0; warm < 2; ++warm) {
     reply.Clear();
@@ -179,6 +183,23 @@ TEST(SplicedReplyTest, ASteadyStateSpliceAllocatesNothingAndFinishAFewTimes) {
   std::printf("50 items, %zu bytes: splice %llu allocs, Finish %llu allocs\n",
               reply.size(), static_cast<unsigned long long>(spliced.allocs),
               static_cast<unsigned long long>(finished.allocs));
+}
+
+TEST(SplicedReplyTest, AHugeReplyDoesNotStayInTheScratch) {
+  Fragments small = MakeFragments(5, 300);
+  Fragments huge = MakeFragments(4000, 300);  // ~1.3 MB copied with the default threshold
+  SplicedReply reply;
+  Splice(small, &reply);
+  reply.Clear();
+  const size_t after_small = reply.scratch_bytes();
+  EXPECT_LT(after_small, SplicedReply::kMaxKeptScratchBytes);
+  Splice(small, &reply);
+  reply.Clear();
+  EXPECT_EQ(reply.scratch_bytes(), after_small) << "a small reply's scratch is kept";
+  Splice(huge, &reply);
+  EXPECT_GT(reply.scratch_bytes(), SplicedReply::kMaxKeptScratchBytes);
+  reply.Clear();
+  EXPECT_EQ(reply.scratch_bytes(), SplicedReply().scratch_bytes()) << "a huge reply's scratch is given back";
 }
 
 }  // namespace

@@ -38,33 +38,14 @@ for mode in $modes; do
     --rounds "$rounds" --duration "$duration" --items "$items" --quiet --json "$json_dir/guard_cost_$mode.json" \
     >/dev/null
   stop_reco_servers
-  /usr/bin/python3 - "$json_dir/guard_cost_$mode.json" "$mode" <<'EOF'
-import json, statistics, sys
-report, mode = json.load(open(sys.argv[1])), sys.argv[2]
-by_name = {t["name"]: t for t in report["targets"]}
-g, u = by_name["guarded"], by_name["unguarded"]
-def ratios(key):
-    out = []
-    for rg, ru in zip(g["rounds"], u["rounds"]):
-        a, b = rg["figures"].get(key), ru["figures"].get(key)
-        if a is not None and b:
-            out.append(a / b)
-    return out
-print(f"\n{mode}: guarded / unguarded over {len(g['rounds'])} paired rounds")
-for key, label in [("server_cpu_us_per_rpc", "server CPU/RPC"), ("qps", "QPS"),
-                   ("latency_p50_ms", "client p50 latency")]:
-    r = ratios(key)
-    if not r:
-        print(f"  {label:22s} n/a"); continue
-    med, lo, hi = statistics.median(r), min(r), max(r)
-    verdict = "no measurable difference" if lo <= 1.0 <= hi else ""
-    print(f"  {label:22s} x{med:.3f} [{lo:.3f}-{hi:.3f}] {verdict}")
-for key, label in [("server_process_allocs_per_rpc", "process allocs/RPC"), ("server_trims", "malloc_trim calls"),
-                   ("server_rpcs", "server RPCs")]:
-    fmt = lambda v: "n/a" if v is None else f"{v:.1f}"
-    print(f"  {label:22s} guarded {fmt(g['figures'].get(key))}  unguarded {fmt(u['figures'].get(key))}")
-trim = g["server"].get("trim", {})
-rpcs = g["server"].get("rpcs") or 0
+  echo
+  echo "$mode:"
+  /usr/bin/python3 scripts/lib/paired_ratios.py "$json_dir/guard_cost_$mode.json" unguarded guarded
+  /usr/bin/python3 - "$json_dir/guard_cost_$mode.json" <<'EOF'
+import json, sys
+g = {t["name"]: t for t in json.load(open(sys.argv[1]))["targets"]}["guarded"]
+trim, rpcs = g["server"].get("trim", {}), g["server"].get("rpcs") or 0
+print(f"  malloc_trim calls      {g['figures'].get('server_trims')}")
 if rpcs:
     print(f"  trim time per RPC      {trim.get('seconds', 0) * 1e6 / rpcs:.2f} us ({trim.get('trims', 0)} trims)")
 EOF

@@ -38,6 +38,7 @@
 #include "absl/time/time.h"
 #include "core/catalogue.h"
 #include "core/message_store.h"
+#include "patterns/spliced_reply.h"
 #include "proto/reco.pb.h"
 #include "proto/stats.pb.h"
 #include "server/connection_limits.h"
@@ -91,7 +92,7 @@ struct ServerOptions {
   ReplyPath reply_path = ReplyPath::kMessages;
   // fragments: catalogue items whose bytes are shorter than this are copied into the
   // reply instead of referenced (patterns/spliced_reply.h); SIZE_MAX copies all.
-  size_t fragments_copy_below_bytes = 128;
+  size_t fragments_copy_below_bytes = patterns::SplicedReply::kDefaultCopyFragmentsBelow;
   // Must pass ValidateRequest. reco_server's flags default it to
   // DefaultCeilingRequest() (ceiling_service.h): reco_load's first request.
   v1::RecommendRequest ceiling_request;
