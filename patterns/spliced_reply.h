@@ -38,7 +38,7 @@
 //   reply.AppendStringField(1, request_id);                     // per request: copied
 //   for (const std::string& item_bytes : picked_items) {         // kept for the process's life
 //     reply.AppendLengthDelimitedHeader(2, item_bytes.size());
-//     reply.AppendFragment(item_bytes);                          // referenced
+//     reply.AppendFragment(item_bytes);                          // copied, or referenced if large
 //   }
 //   reply.Finish(response_byte_buffer);
 //
