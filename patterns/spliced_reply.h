@@ -84,7 +84,8 @@ class SplicedReply {
   void AppendStringField(uint32_t field_number, absl::string_view value);
   // `message` serialized here, as a length-delimited field.
   void AppendMessageField(uint32_t field_number, const google::protobuf::MessageLite& message);
-  // Pre-serialized bytes that outlive every ByteBuffer made from this reply.
+  // Pre-serialized bytes: copied when shorter than the threshold, else referenced --
+  // so they must outlive every ByteBuffer made from this reply.
   void AppendFragment(absl::string_view fragment);
 
   // The encoded size of a length-delimited field with `length` bytes of content.
