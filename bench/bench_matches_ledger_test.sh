@@ -6,8 +6,10 @@
 #   BM_Serialize = ledger serialize  (ByteSizeLong + SerializeWithCachedSizesToArray)
 #   BM_Release   = ledger release    (Release)
 #   BM_Cycle     = build + serialize + release
-# allocs, frees and bytes must match exactly, for every mode, items 10 and 200, both
-# profiles.
+#   BM_Fragments/.../reply:spliced = the fragments row's build + serialize + release
+#                  (splice + Finish + release, one SplicedReply reused, as the server's)
+# allocs, frees and bytes must match exactly, for every mode and fragments, items 10
+# and 200, both profiles.
 set -u
 bench=$1
 ledger=$2
@@ -20,7 +22,7 @@ for profile in realistic compact; do
       || { echo "FAIL: alloc_ledger --items $items --profile $profile exited non-zero"; exit 1; }
   done
 done
-"$bench" --benchmark_filter='^BM_(Build|Serialize|Release|Cycle)/mode:[a-z_]+/items:(10|200)/' \
+"$bench" --benchmark_filter='^BM_(Build|Serialize|Release|Cycle)/mode:[a-z_]+/items:(10|200)/|^BM_Fragments/items:(10|200)/profile:[a-z]+/reply:spliced' \
   --benchmark_min_time=0.005 --benchmark_out="$out/bench.json" --benchmark_out_format=json \
   >"$out/stdout" 2>&1 || { echo "FAIL: reco_bench exited non-zero"; cat "$out/stdout"; exit 1; }
 
@@ -35,12 +37,15 @@ for profile in ("realistic", "compact"):
         for mode, phases in ledger["modes"].items():
             total = {k: sum(phases[p][k] for p in ("build", "serialize", "release"))
                      for k in ("allocs", "frees", "bytes")}
-            pairs = [("BM_Build", "/manual_time", phases["build"]),
-                     ("BM_Serialize", "", phases["serialize"]),
-                     ("BM_Release", "/manual_time", phases["release"]),
-                     ("BM_Cycle", "", total)]
-            for fam, suffix, want in pairs:
-                name = "%s/mode:%s/items:%d/profile:%s%s" % (fam, mode, items, profile, suffix)
+            if mode == "fragments":  # no phase benchmarks: the whole reply only
+                pairs = [("BM_Fragments/items:%d/profile:%s/reply:spliced" % (items, profile), total)]
+            else:
+                pairs = [("BM_%s/mode:%s/items:%d/profile:%s%s" % (fam, mode, items, profile, suffix), want)
+                         for fam, suffix, want in (("Build", "/manual_time", phases["build"]),
+                                                   ("Serialize", "", phases["serialize"]),
+                                                   ("Release", "/manual_time", phases["release"]),
+                                                   ("Cycle", "", total))]
+            for name, want in pairs:
                 if name not in runs:
                     failures.append("missing benchmark " + name)
                     continue
@@ -51,12 +56,14 @@ for profile in ("realistic", "compact"):
                     if got[bench_key] != want[ledger_key]:
                         failures.append("%s %s=%s, ledger %s=%s" % (
                             name, bench_key, got[bench_key], ledger_key, want[ledger_key]))
-        # Guard against a vacuous pass: the heap build really allocates.
-        if ledger["modes"]["heap"]["build"]["allocs"] == 0:
-            failures.append("ledger heap build made no allocation for %s/%d" % (profile, items))
+        # Guard against a vacuous pass: the heap build and the fragments' Finish really allocate.
+        for mode in ("heap", "fragments"):
+            if ledger["modes"].get(mode, {}).get("build", {}).get("allocs", 0) == 0:
+                failures.append("ledger %s build made no allocation for %s/%d" % (mode, profile, items))
 for f in failures:
     print("FAIL:", f)
-if failures or checked != 2 * 2 * 4 * 4 * 3:
+# 2 profiles x 2 item counts x (4 modes x 4 benchmarks + fragments) x 3 counters
+if failures or checked != 2 * 2 * (4 * 4 + 1) * 3:
     print("%d failures, %d comparisons" % (len(failures), checked))
     sys.exit(1)
 print("reco_bench matches alloc_ledger: %d exact comparisons" % checked)

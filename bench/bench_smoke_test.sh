@@ -20,6 +20,7 @@ filter+='|^BM_ArenaSharing/arena:(per_thread|shared)/items:200/profile:compact'
 filter+='|^BM_ArenaBlocks/start_block:256B/max_block:8KiB/items:200/profile:compact'
 filter+='|^BM_ArenaInitialBlock/initial_block:(0B|512KiB)/items:200/profile:compact'
 filter+='|^BM_CopyItems/mode:[a-z_]+/items:200/profile:compact/how:'
+filter+='|^BM_Fragments/items:(10|200)/profile:[a-z]+/reply:'
 "$bench" --benchmark_filter="$filter" --benchmark_min_time=0.01 \
   --benchmark_out="$out/run.json" --benchmark_out_format=json >"$out/stdout" 2>&1 \
   || { echo "FAIL: reco_bench exited non-zero"; cat "$out/stdout"; exit 1; }
@@ -44,6 +45,10 @@ assert len(family("BM_ArenaBlocks")) == 1 and len(family("BM_ArenaInitialBlock")
 got = sorted(r["name"].split("/")[1] + "/" + r["name"].split("/")[4] for r in family("BM_CopyItems"))  # mode/how
 assert got == sorted(f"mode:{m}/how:{h}" for m in ("heap", "reuse", "arena", "arena_pool")
                      for h in ("copyfrom", "fieldwise")), (got, names)
+
+got = sorted(r["name"] for r in family("BM_Fragments"))
+assert got == sorted(f"BM_Fragments/items:{n}/profile:{p}/reply:{k}" for n in (10, 200)
+                     for p in ("realistic", "compact") for k in ("spliced", "flat")), (got, names)
 
 for r in runs:
     assert not r.get("error_occurred"), r
@@ -76,6 +81,18 @@ for r in family("BM_CopyItems"):
 for how in ("copyfrom", "fieldwise"):
     assert by_name[f"BM_CopyItems/mode:arena_pool/items:200/profile:compact/how:{how}/manual_time"]["allocs"] == 0
     assert by_name[f"BM_CopyItems/mode:heap/items:200/profile:compact/how:{how}/manual_time"]["allocs"] > 0
+# The fragments path: a reply allocates only gRPC's pieces and the release frees them
+# all. flat: one slice for the whole reply + the grpc_byte_buffer, whatever the items.
+# spliced: every item referenced, 2n + 1 slices, and more allocations than flat (the
+# byte buffer's slice array grows past its 8 inline slots).
+for r in family("BM_Fragments"):
+    items = int(r["name"].split("/")[1].split(":")[1])
+    assert r["allocs"] > 0 and r["frees"] == r["allocs"], r
+    if r["name"].endswith("/reply:flat"):
+        assert (r["allocs"], r["slices"], r["referenced"]) == (2, 1, 0), r
+    else:
+        assert (r["slices"], r["referenced"]) == (2 * items + 1, items), r
+        assert r["allocs"] > by_name[r["name"].replace("reply:spliced", "reply:flat")]["allocs"], r
 print("reco_bench smoke: %d benchmarks ran with their counters" % len(runs))
 PY
 [ $fails -eq 0 ] && echo "bench smoke: all checks passed" || { echo "$fails checks failed"; exit 1; }

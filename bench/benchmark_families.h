@@ -27,6 +27,11 @@ void RegisterArenaOptionBenchmarks();
 // alone (catalogue_benchmarks.cc).
 void RegisterCatalogueBenchmarks();
 
+// BM_Fragments: the fragments path's whole reply (splice, Finish into a ByteBuffer,
+// release), items 10, 50, 200, 1000 x text profile, fragments referenced (as the
+// server does) or everything copied into one slice (fragment_benchmarks.cc).
+void RegisterFragmentBenchmarks();
+
 }  // namespace reco::bench
 
 #endif  // ARENA_GRPC_BENCH_BENCHMARK_FAMILIES_H_

@@ -32,6 +32,7 @@ int main(int argc, char** argv) {
   reco::bench::RegisterThreadBenchmarks();
   reco::bench::RegisterArenaOptionBenchmarks();
   reco::bench::RegisterCatalogueBenchmarks();
+  reco::bench::RegisterFragmentBenchmarks();
   reco::bench::AllocationCountingMemoryManager memory_manager;
   benchmark::RegisterMemoryManager(&memory_manager);
   benchmark::AddCustomContext("malloc", reco::AllocationCounter::MallocName());

@@ -2,9 +2,14 @@
 #include "core/allocation_ledger.h"
 
 #include <cstdio>
+#include <cstdlib>
+
+#include <grpcpp/support/byte_buffer.h>
 
 #include "core/allocation_counter.h"
+#include "core/fragment_reply.h"
 #include "core/response_builder.h"
+#include "patterns/spliced_reply.h"
 
 namespace reco {
 namespace {
@@ -21,13 +26,57 @@ void Divide(PhaseCost* cost, int n) {
   cost->bytes /= n;
 }
 
+void Divide(ModeLedger* m, int n) {
+  Divide(&m->build, n);
+  Divide(&m->serialize, n);
+  Divide(&m->release, n);
+}
+
+// The fragments path as FragmentsService::Recommend runs it once the request is
+// parsed (the message modes' rows start from a parsed request too).
+ModeLedger MeasureFragments(const Catalogue& catalogue, const v1::RecommendRequest& request,
+                            const LedgerOptions& options, size_t* reply_bytes) {
+  ModeLedger m;
+  m.fragments = true;
+  patterns::SplicedReply reply;  // the server's thread_local scratch: reused, never shrunk
+  grpc::ByteBuffer response;     // empty at each call, as gRPC hands it to the raw handler
+  for (int cycle = 0; cycle < options.warmup_responses + options.cycles; ++cycle) {
+    const bool measured = cycle >= options.warmup_responses;
+    AllocationCounts t0 = AllocationCounter::ThisThread();
+    reply.Clear();
+    BuildFragmentReply(catalogue, request, &reply);
+    reply.Finish(&response);
+    AllocationCounts t1 = AllocationCounter::ThisThread();
+    // No serialize phase: the spliced bytes are the reply, so it stays 0.
+    response.Clear();  // gRPC destroys the reply once written: the slices are unreferenced
+    AllocationCounts t2 = AllocationCounter::ThisThread();
+    *reply_bytes = reply.size();
+    if (measured) {
+      Accumulate(t1 - t0, &m.build);
+      Accumulate(t2 - t1, &m.release);
+    }
+  }
+  Divide(&m, options.cycles);
+  return m;
+}
+
 }  // namespace
+
+absl::string_view ModeLedger::name() const { return fragments ? kFragmentsLedgerName : MemoryModeName(mode); }
 
 const ModeLedger& Ledger::ForMode(MemoryMode mode) const {
   for (const ModeLedger& m : modes) {
-    if (m.mode == mode) return m;
+    if (!m.fragments && m.mode == mode) return m;
   }
   std::fprintf(stderr, "Ledger::ForMode: %s was not measured\n", std::string(MemoryModeName(mode)).c_str());
+  std::abort();
+}
+
+const ModeLedger& Ledger::Fragments() const {
+  for (const ModeLedger& m : modes) {
+    if (m.fragments) return m;
+  }
+  std::fprintf(stderr, "Ledger::Fragments: the fragments path was not measured\n");
   std::abort();
 }
 
@@ -60,10 +109,11 @@ Ledger MeasureLedger(const v1::RecommendRequest& request, const LedgerOptions& o
         Accumulate(t3 - t2, &m.release);
       }
     }
-    Divide(&m.build, options.cycles);
-    Divide(&m.serialize, options.cycles);
-    Divide(&m.release, options.cycles);
+    Divide(&m, options.cycles);
     ledger.modes.push_back(m);
+  }
+  if (options.fragments) {
+    ledger.modes.push_back(MeasureFragments(*catalogue, request, options, &ledger.serialized_bytes));
   }
   return ledger;
 }

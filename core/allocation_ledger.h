@@ -1,24 +1,40 @@
 // AllocationLedger: the allocations, frees and bytes of one steady-state response,
-// per memory mode, in three phases:
+// per memory mode and for the fragments path, in three phases:
 //   build      MessageStore::Acquire() + BuildResponse() (copies from the catalogue)
 //   serialize  ByteSizeLong() + SerializeToArray() into a buffer reused across responses
 //   release    MessageStore::Release(): delete, Clear() or Reset()
+// The fragments path (reco_server --mode=fragments, server/fragments_service.h) builds
+// no message; its row group measures what that handler runs:
+//   build      SplicedReply::Clear() + BuildFragmentReply() + Finish() into a
+//              grpc::ByteBuffer, one SplicedReply reused across responses (the server
+//              keeps one per thread)
+//   serialize  nothing, always 0: the spliced bytes are the reply
+//   release    the ByteBuffer cleared: what gRPC does once it has written the reply
 // Counts come from AllocationCounter on the calling thread: they are exact, not
-// sampled. Each mode runs `warmup_responses` responses first (pools fill, buffers grow), then
-// the figures are averaged over `cycles` responses; the builder is deterministic, so
-// at steady state every cycle makes the same counts and the averages are whole.
+// sampled. Each row group runs `warmup_responses` responses first (pools fill, buffers
+// grow), then the figures are averaged over `cycles` responses; the builder is
+// deterministic, so at steady state every cycle makes the same counts and the
+// averages are whole.
+//
+// What no row counts: gRPC's own work after the handler. For the message modes gRPC
+// serializes into a slice it mallocs; for fragments its SerializationTraits<ByteBuffer>
+// copies the reply's ByteBuffer (a new grpc_byte_buffer and slice array, the slices
+// referenced, not copied). Both are outside the application's code, in every mode.
 //
 // Example:
 //   reco::v1::RecommendRequest req;
 //   req.set_text_profile(reco::v1::TEXT_PROFILE_COMPACT);
 //   reco::Ledger ledger = reco::MeasureLedger(req, {});
 //   ledger.ForMode(reco::MemoryMode::kArenaPool).build.allocs   // 0
+//   ledger.Fragments().build.allocs                             // 12: gRPC's slice, byte buffer
+//                                                               // and slice array (see the test)
 #ifndef ARENA_GRPC_CORE_ALLOCATION_LEDGER_H_
 #define ARENA_GRPC_CORE_ALLOCATION_LEDGER_H_
 
 #include <string>
 #include <vector>
 
+#include "absl/strings/string_view.h"
 #include "core/catalogue.h"
 #include "core/message_store.h"
 #include "proto/reco.pb.h"
@@ -31,24 +47,36 @@ struct PhaseCost {
   double bytes = 0;
 };
 
+// One row group: a memory mode, or the fragments path (then `mode` means nothing).
 struct ModeLedger {
-  MemoryMode mode;
+  MemoryMode mode = MemoryMode::kHeap;
+  bool fragments = false;
   PhaseCost build, serialize, release;
+
+  // The row group's name in every printed form: MemoryModeName(mode), or
+  // kFragmentsLedgerName.
+  absl::string_view name() const;
 };
+
+// The fragments row group's name, as reco_server's --mode calls the path.
+inline constexpr absl::string_view kFragmentsLedgerName = "fragments";
 
 struct Ledger {
   uint32_t items = 0;               // effective item count
   v1::TextProfile profile = v1::TEXT_PROFILE_REALISTIC;
   size_t serialized_bytes = 0;
   int cycles = 0;
-  std::vector<ModeLedger> modes;    // in the order asked for
+  std::vector<ModeLedger> modes;    // the modes in the order asked for, then fragments
 
   // The entry for `mode`; the mode must have been measured.
   const ModeLedger& ForMode(MemoryMode mode) const;
+  // The fragments row group; it must have been measured (LedgerOptions::fragments).
+  const ModeLedger& Fragments() const;
 };
 
 struct LedgerOptions {
   std::vector<MemoryMode> modes = AllMemoryModes();
+  bool fragments = true;  // also measure the fragments path, after the modes
   int warmup_responses = 3;
   int cycles = 8;
   MessageStoreOptions store;

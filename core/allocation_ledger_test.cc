@@ -43,7 +43,7 @@ TEST(AllocationLedgerTest, CompactProfileArenaPoolAllocatesNothing) {
   EXPECT_GT(reuse.build.allocs, 0);
   EXPECT_LT(reuse.build.allocs, heap.build.allocs);
   // Serializing into a buffer that is already big enough allocates nothing.
-  for (const ModeLedger& m : ledger.modes) EXPECT_EQ(m.serialize.allocs, 0) << MemoryModeName(m.mode);
+  for (const ModeLedger& m : ledger.modes) EXPECT_EQ(m.serialize.allocs, 0) << m.name();
 }
 
 TEST(AllocationLedgerTest, RealisticProfileArenasStillAllocateOneBufferPerLongString) {
@@ -62,12 +62,74 @@ TEST(AllocationLedgerTest, RealisticProfileArenasStillAllocateOneBufferPerLongSt
   EXPECT_GT(ledger.ForMode(MemoryMode::kHeap).build.allocs, arena.build.allocs);
 }
 
+// The fragments path builds no message: every allocation is gRPC's, in Finish(), and
+// the count grows with the items only through the ByteBuffer's slice array. Per reply:
+//   1  the slice holding this reply's per-request bytes (grpc_slice_malloc_large)
+//   1  the grpc_byte_buffer
+//   k  its slice array: grpc_slice_buffer keeps 8 slices inline, then mallocs room for
+//      12 and reallocs by 3/2 (18, 27, 40, 60, 90, 135, 202, 303, 454, 681, 1021,
+//      1531, 2296); a realloc counts as one alloc and one free (allocation_counter.h).
+// Every item's fragment is over SplicedReply's 128-byte copy limit in both profiles,
+// so n items make 2n + 1 slices: request id + first header | item | scores + next
+// header | ... | item | scores + metadata.
+//   10 items     21 slices: array 12, 18, 27        3 growths: 5 allocs, 2 frees
+//   200 items   401 slices: 12 ... 454             10 growths: 12 allocs, 9 frees
+//   1000 items 2001 slices: 12 ... 2296            14 growths: 16 allocs, 13 frees
+// Whatever the count, 3 blocks are live after the build (slice, byte buffer, array),
+// and the release frees those 3. The per-request bytes reused in the SplicedReply
+// and the thread_local scores and metadata cost nothing once warm.
+TEST(AllocationLedgerTest, FragmentsAllocateOnlyTheReplysSlicesWhateverTheItemCount) {
+  struct Expected {
+    uint32_t items;
+    double build_allocs, build_frees;
+  };
+  for (v1::TextProfile profile : {v1::TEXT_PROFILE_REALISTIC, v1::TEXT_PROFILE_COMPACT}) {
+    for (const Expected& want : {Expected{10, 5, 2}, Expected{200, 12, 9}, Expected{1000, 16, 13}}) {
+      SCOPED_TRACE(::testing::Message() << want.items << " items, " << TextProfileName(profile));
+      LedgerOptions options;
+      options.modes.clear();
+      const Ledger ledger = MeasureLedger(LedgerRequest(want.items, profile), options);
+      const ModeLedger& f = ledger.Fragments();
+      EXPECT_EQ(f.name(), "fragments");
+      EXPECT_EQ(f.build.allocs, want.build_allocs);
+      EXPECT_EQ(f.build.frees, want.build_frees);
+      EXPECT_EQ(f.build.allocs - f.build.frees, 3) << "live after the build: slice, byte buffer, slice array";
+      EXPECT_EQ(f.serialize.allocs + f.serialize.frees + f.serialize.bytes, 0) << "the spliced bytes are the reply";
+      EXPECT_EQ(f.release.allocs, 0);
+      EXPECT_EQ(f.release.frees, 3) << "the release frees what the build left";
+    }
+  }
+}
+
+// The fragments row measures the same reply as the message modes: its bytes are the
+// built message's serialized size, for every profile.
+TEST(AllocationLedgerTest, FragmentsRowMeasuresTheReplyTheModesSerialize) {
+  for (v1::TextProfile profile : {v1::TEXT_PROFILE_REALISTIC, v1::TEXT_PROFILE_COMPACT}) {
+    const v1::RecommendRequest request = LedgerRequest(50, profile);
+    LedgerOptions modes_only;
+    modes_only.modes = {MemoryMode::kHeap};
+    modes_only.fragments = false;
+    LedgerOptions fragments_only;
+    fragments_only.modes.clear();
+    const Ledger built = MeasureLedger(request, modes_only);
+    const Ledger spliced = MeasureLedger(request, fragments_only);
+    ASSERT_EQ(built.modes.size(), 1u);
+    ASSERT_EQ(spliced.modes.size(), 1u);
+    EXPECT_FALSE(built.modes[0].fragments);
+    EXPECT_TRUE(spliced.modes[0].fragments);
+    EXPECT_GT(built.serialized_bytes, 0u);
+    EXPECT_EQ(spliced.serialized_bytes, built.serialized_bytes) << TextProfileName(profile);
+  }
+}
+
 TEST(AllocationLedgerTest, SteadyStateCountsAreWholeNumbers) {
   Ledger ledger = MeasureLedger(Request(50, v1::TEXT_PROFILE_REALISTIC), {});
+  ASSERT_EQ(ledger.modes.size(), AllMemoryModes().size() + 1) << "every mode, then fragments";
+  EXPECT_TRUE(ledger.modes.back().fragments);
   for (const ModeLedger& m : ledger.modes) {
     for (const PhaseCost* c : {&m.build, &m.serialize, &m.release}) {
-      EXPECT_EQ(c->allocs, static_cast<double>(static_cast<int64_t>(c->allocs))) << MemoryModeName(m.mode);
-      EXPECT_EQ(c->frees, static_cast<double>(static_cast<int64_t>(c->frees))) << MemoryModeName(m.mode);
+      EXPECT_EQ(c->allocs, static_cast<double>(static_cast<int64_t>(c->allocs))) << m.name();
+      EXPECT_EQ(c->frees, static_cast<double>(static_cast<int64_t>(c->frees))) << m.name();
     }
   }
 }

@@ -1,7 +1,8 @@
-// alloc_ledger: prints, for each memory mode, the allocations, frees and bytes of one
-// steady-state response in three phases (build, serialize, release).
+// alloc_ledger: prints, for each memory mode and the fragments path, the allocations,
+// frees and bytes of one steady-state response in three phases (build, serialize,
+// release).
 //
-//   alloc_ledger [--items 200] [--profile realistic|compact] [--modes heap,arena] [--format text|json]
+//   alloc_ledger [--items 200] [--profile realistic|compact] [--modes heap,arena,fragments] [--format text|json]
 #include <cstdio>
 #include <string>
 #include <vector>
@@ -17,7 +18,8 @@
 ABSL_FLAG(int64_t, items, 200, "Items in the response, 0 to 10000 (0 means the service default, 200).");
 ABSL_FLAG(std::string, profile, "realistic",
           "Text profile: 'realistic' (strings of 20 to 200 bytes) or 'compact' (every string <= 15 bytes).");
-ABSL_FLAG(std::string, modes, "heap,reuse,arena,arena_pool", "Comma-separated memory modes to measure.");
+ABSL_FLAG(std::string, modes, "heap,reuse,arena,arena_pool,fragments",
+          "Comma-separated memory modes to measure, and 'fragments' for the spliced reply (printed last).");
 ABSL_FLAG(int32_t, cycles, 8, "Responses to average over, after the warm-up (1 to 100000).");
 ABSL_FLAG(int32_t, warmup_responses, 3,
           "Responses to make before measuring, so pools and buffers are warm (0 to 1000).");
@@ -35,7 +37,8 @@ int Fail(const std::string& message) {
 
 int main(int argc, char** argv) {
   absl::SetProgramUsageMessage(
-      "Prints the exact allocations, frees and bytes of one steady-state response per memory mode.\n"
+      "Prints the exact allocations, frees and bytes of one steady-state response per memory mode\n"
+      "and for the fragments path (no message: the reply spliced from pre-serialized items).\n"
       "Usage: alloc_ledger [--items N] [--profile realistic|compact] [--modes LIST] [--format text|json]");
   std::vector<char*> rest = absl::ParseCommandLine(argc, argv);
   if (rest.size() > 1) return Fail(std::string("unexpected argument '") + rest[1] + "'");
@@ -51,12 +54,17 @@ int main(int argc, char** argv) {
   }
   reco::LedgerOptions options;
   options.modes.clear();
+  options.fragments = false;
   for (absl::string_view name : absl::StrSplit(absl::GetFlag(FLAGS_modes), ',')) {
     reco::MemoryMode mode;
-    if (!reco::ParseMemoryMode(name, &mode)) {
-      return Fail("--modes: unknown mode '" + std::string(name) + "'; the modes are heap, reuse, arena, arena_pool");
+    if (name == reco::kFragmentsLedgerName) {
+      options.fragments = true;
+    } else if (reco::ParseMemoryMode(name, &mode)) {
+      options.modes.push_back(mode);
+    } else {
+      return Fail("--modes: unknown mode '" + std::string(name) +
+                  "'; the modes are heap, reuse, arena, arena_pool, fragments");
     }
-    options.modes.push_back(mode);
   }
   options.cycles = absl::GetFlag(FLAGS_cycles);
   if (options.cycles < 1 || options.cycles > 100000) {

@@ -17,6 +17,7 @@ expect_error "--items" --items -1
 expect_error "--items" --items 10001
 expect_error "items" --items lots
 expect_error "--modes" --modes heap,stack
+expect_error "fragments" --modes fragment   # the message lists the modes, fragments among them
 expect_error "--cycles" --cycles 0
 expect_error "--warmup_responses" --warmup_responses -1
 expect_error "--format" --format yaml
@@ -28,11 +29,20 @@ out=$("$ledger" --items 20 --profile compact --format json --cycles 2) || { echo
 import json, sys
 doc = json.loads(sys.argv[1])
 assert doc["items"] == 20 and doc["profile"] == "compact", doc
-assert set(doc["modes"]) == {"heap", "reuse", "arena", "arena_pool"}, doc["modes"].keys()
+assert set(doc["modes"]) == {"heap", "reuse", "arena", "arena_pool", "fragments"}, doc["modes"].keys()
 for mode in doc["modes"].values():
     for phase in ("build", "serialize", "release"):
         assert set(mode[phase]) >= {"allocs", "frees", "bytes"}, mode
 assert doc["modes"]["arena_pool"]["build"]["allocs"] == 0, doc["modes"]["arena_pool"]
+assert doc["modes"]["fragments"]["serialize"] == {"allocs": 0, "frees": 0, "bytes": 0}, doc["modes"]["fragments"]
 PY
+
+# --modes picks row groups; fragments alone measures the fragments path only, and its
+# table rows come last whatever the order asked.
+out=$("$ledger" --items 20 --modes fragments --format json --cycles 2) || { echo "FAIL: --modes fragments exited non-zero"; exit 1; }
+/usr/bin/python3 -c 'import json, sys; m = json.loads(sys.argv[1])["modes"]; assert list(m) == ["fragments"], m' "$out" \
+  || { echo "FAIL: --modes fragments measured: $out"; fails=$((fails + 1)); }
+rows=$("$ledger" --items 20 --modes fragments,heap --cycles 2 | awk '$2 == "build" {print $1}' | tr '\n' ' ')
+[ "$rows" = "heap fragments " ] || { echo "FAIL: --modes fragments,heap printed build rows: $rows"; fails=$((fails + 1)); }
 "$ledger" --help >/dev/null 2>&1; [ $? -le 1 ] || { echo "FAIL: --help"; fails=$((fails + 1)); }
 [ $fails -eq 0 ] && echo "alloc_ledger CLI: all checks passed" || { echo "$fails checks failed"; exit 1; }

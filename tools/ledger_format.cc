@@ -27,7 +27,7 @@ nlohmann::json PhaseJson(const PhaseCost& c) {
 std::string LedgerToJson(const Ledger& ledger) {
   nlohmann::json modes = nlohmann::json::object();
   for (const ModeLedger& m : ledger.modes) {
-    modes[std::string(MemoryModeName(m.mode))] = {
+    modes[std::string(m.name())] = {
         {"build", PhaseJson(m.build)}, {"serialize", PhaseJson(m.serialize)}, {"release", PhaseJson(m.release)}};
   }
   nlohmann::json doc = {{"items", ledger.items},
@@ -50,7 +50,7 @@ std::string LedgerToTable(const Ledger& ledger) {
     const std::pair<const char*, const PhaseCost*> phases[] = {
         {"build", &m.build}, {"serialize", &m.serialize}, {"release", &m.release}};
     for (const auto& [name, cost] : phases) {
-      absl::StrAppendFormat(&out, "%-11s %-10s %10s %10s %12s\n", MemoryModeName(m.mode), name,
+      absl::StrAppendFormat(&out, "%-11s %-10s %10s %10s %12s\n", m.name(), name,
                             Number(cost->allocs), Number(cost->frees), Number(cost->bytes));
     }
   }

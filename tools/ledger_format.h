@@ -9,12 +9,15 @@
 //   reco::Ledger ledger =
 //       reco::MeasureLedger(reco::LedgerRequest(10, reco::v1::TEXT_PROFILE_COMPACT), options);
 //   std::fputs(reco::LedgerToTable(ledger).c_str(), stdout);
-//   // One steady-state response: 10 items, compact text, 2886 bytes serialized; ...
+//   // One steady-state response: 10 items, compact text, 2875 bytes serialized; ...
 //   //
 //   // mode        phase          allocs      frees        bytes
-//   // heap        build             261          0        10664
+//   // heap        build             259          0        10584
 //   // heap        serialize           0          0            0
-//   // heap        release             0        261            0
+//   // heap        release             0        259            0
+//   // fragments   build               5          2         2809
+//   // fragments   serialize           0          0            0
+//   // fragments   release             0          3            0
 //
 // Thread-safety: pure functions of their argument.
 #ifndef ARENA_GRPC_TOOLS_LEDGER_FORMAT_H_
@@ -29,11 +32,12 @@ namespace reco {
 // The JSON document `alloc_ledger --format=json` prints:
 // {"items":200,"profile":"compact","serialized_bytes":N,"cycles":8,"malloc":"glibc",
 //  "modes":{"heap":{"build":{"allocs":A,"frees":F,"bytes":B},"serialize":{...},
-//  "release":{...}},...}}
+//  "release":{...}},...,"fragments":{...}}}
+// Each row group is keyed by ModeLedger::name(): the modes' names and "fragments".
 std::string LedgerToJson(const Ledger& ledger);
 
 // A fixed-width table for terminals (`alloc_ledger`, the default --format=text): a
-// heading line, then one row per mode and phase.
+// heading line, then one row per mode and phase, the fragments path's rows last.
 std::string LedgerToTable(const Ledger& ledger);
 
 }  // namespace reco
