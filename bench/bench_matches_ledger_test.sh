@@ -6,7 +6,7 @@
 #   BM_Serialize = ledger serialize  (ByteSizeLong + SerializeWithCachedSizesToArray)
 #   BM_Release   = ledger release    (Release)
 #   BM_Cycle     = build + serialize + release
-#   BM_Fragments/.../reply:spliced = the fragments row's build + serialize + release
+#   BM_Fragments/.../reply:copied = the fragments row's build + serialize + release
 #                  (splice + Finish + release, one SplicedReply reused, as the server's)
 # allocs, frees and bytes must match exactly, for every mode and fragments, items 10
 # and 200, both profiles.
@@ -22,7 +22,7 @@ for profile in realistic compact; do
       || { echo "FAIL: alloc_ledger --items $items --profile $profile exited non-zero"; exit 1; }
   done
 done
-"$bench" --benchmark_filter='^BM_(Build|Serialize|Release|Cycle)/mode:[a-z_]+/items:(10|200)/|^BM_Fragments/items:(10|200)/profile:[a-z]+/reply:spliced' \
+"$bench" --benchmark_filter='^BM_(Build|Serialize|Release|Cycle)/mode:[a-z_]+/items:(10|200)/|^BM_Fragments/items:(10|200)/profile:[a-z]+/reply:copied' \
   --benchmark_min_time=0.005 --benchmark_out="$out/bench.json" --benchmark_out_format=json \
   >"$out/stdout" 2>&1 || { echo "FAIL: reco_bench exited non-zero"; cat "$out/stdout"; exit 1; }
 
@@ -38,7 +38,7 @@ for profile in ("realistic", "compact"):
             total = {k: sum(phases[p][k] for p in ("build", "serialize", "release"))
                      for k in ("allocs", "frees", "bytes")}
             if mode == "fragments":  # no phase benchmarks: the whole reply only
-                pairs = [("BM_Fragments/items:%d/profile:%s/reply:spliced" % (items, profile), total)]
+                pairs = [("BM_Fragments/items:%d/profile:%s/reply:copied" % (items, profile), total)]
             else:
                 pairs = [("BM_%s/mode:%s/items:%d/profile:%s%s" % (fam, mode, items, profile, suffix), want)
                          for fam, suffix, want in (("Build", "/manual_time", phases["build"]),

@@ -48,7 +48,7 @@ assert got == sorted(f"mode:{m}/how:{h}" for m in ("heap", "reuse", "arena", "ar
 
 got = sorted(r["name"] for r in family("BM_Fragments"))
 assert got == sorted(f"BM_Fragments/items:{n}/profile:{p}/reply:{k}" for n in (10, 200)
-                     for p in ("realistic", "compact") for k in ("spliced", "flat")), (got, names)
+                     for p in ("realistic", "compact") for k in ("copied", "zero_copy")), (got, names)
 
 for r in runs:
     assert not r.get("error_occurred"), r
@@ -82,17 +82,18 @@ for how in ("copyfrom", "fieldwise"):
     assert by_name[f"BM_CopyItems/mode:arena_pool/items:200/profile:compact/how:{how}/manual_time"]["allocs"] == 0
     assert by_name[f"BM_CopyItems/mode:heap/items:200/profile:compact/how:{how}/manual_time"]["allocs"] > 0
 # The fragments path: a reply allocates only gRPC's pieces and the release frees them
-# all. flat: one slice for the whole reply + the grpc_byte_buffer, whatever the items.
-# spliced: every item referenced, 2n + 1 slices, and more allocations than flat (the
-# byte buffer's slice array grows past its 8 inline slots).
+# all. copied (the server's default): one slice for the whole reply + the
+# grpc_byte_buffer, whatever the items. zero_copy: every item referenced, 2n + 1
+# slices, and more allocations (the byte buffer's slice array grows past its 8 inline
+# slots).
 for r in family("BM_Fragments"):
     items = int(r["name"].split("/")[1].split(":")[1])
     assert r["allocs"] > 0 and r["frees"] == r["allocs"], r
-    if r["name"].endswith("/reply:flat"):
+    if r["name"].endswith("/reply:copied"):
         assert (r["allocs"], r["slices"], r["referenced"]) == (2, 1, 0), r
     else:
         assert (r["slices"], r["referenced"]) == (2 * items + 1, items), r
-        assert r["allocs"] > by_name[r["name"].replace("reply:spliced", "reply:flat")]["allocs"], r
+        assert r["allocs"] > by_name[r["name"].replace("reply:zero_copy", "reply:copied")]["allocs"], r
 print("reco_bench smoke: %d benchmarks ran with their counters" % len(runs))
 PY
 [ $fails -eq 0 ] && echo "bench smoke: all checks passed" || { echo "$fails checks failed"; exit 1; }

@@ -3,13 +3,14 @@
 // into a grpc::ByteBuffer + the ByteBuffer cleared, as gRPC does once it has written
 // it. Two ways of handing the bytes to gRPC:
 //
-//   reply:spliced  the server's: per-request bytes copied into one slice, fragments of
-//                  128 bytes or more referenced as static slices
-//                  (SplicedReply::kDefaultCopyFragmentsBelow)
-//   reply:flat     every byte copied into one slice (copy_fragments_below = SIZE_MAX):
-//                  what referencing the fragments saves, or costs, against one memcpy
+//   reply:copied     the server's default (SplicedReply::kDefaultCopyFragmentsBelow,
+//                    4 KiB): every catalogue item is shorter, so the whole reply is
+//                    copied into one slice
+//   reply:zero_copy  copy_fragments_below = 0: every item referenced by a static
+//                    slice of its own, 2n + 1 slices (--fragments_copy_below_bytes=0);
+//                    what referencing saves, or costs, in the handler
 //
-//   BM_Fragments/items:200/profile:realistic/reply:spliced
+//   BM_Fragments/items:200/profile:realistic/reply:copied
 //
 // over items 10, 50, 200, 1000 and both text profiles. One SplicedReply is reused
 // across iterations, as the server's thread_local is; the ledger's warm-up (3
@@ -41,12 +42,12 @@ namespace {
 // The allocation ledger's warm-up (LedgerOptions::warmup_responses): buffers grow.
 constexpr int kWarmupReplies = 3;
 
-enum class ReplyKind { kSpliced, kFlat };
+enum class ReplyKind { kCopied, kZeroCopy };
 
-const char* ReplyKindName(ReplyKind kind) { return kind == ReplyKind::kSpliced ? "spliced" : "flat"; }
+const char* ReplyKindName(ReplyKind kind) { return kind == ReplyKind::kCopied ? "copied" : "zero_copy"; }
 
 size_t CopyFragmentsBelow(ReplyKind kind) {
-  return kind == ReplyKind::kSpliced ? patterns::SplicedReply::kDefaultCopyFragmentsBelow : SIZE_MAX;
+  return kind == ReplyKind::kCopied ? patterns::SplicedReply::kDefaultCopyFragmentsBelow : 0;
 }
 
 // One reply, start to end; *response is empty before and after.
@@ -96,7 +97,7 @@ void Fragments(benchmark::State& state, uint32_t items, v1::TextProfile profile,
 void RegisterFragmentBenchmarks() {
   for (uint32_t items : GridItemCounts()) {
     for (v1::TextProfile profile : GridProfiles()) {
-      for (ReplyKind kind : {ReplyKind::kSpliced, ReplyKind::kFlat}) {
+      for (ReplyKind kind : {ReplyKind::kCopied, ReplyKind::kZeroCopy}) {
         const std::string name =
             absl::StrCat("BM_Fragments/items:", items, "/", ProfileLabel(profile), "/reply:", ReplyKindName(kind));
         benchmark::RegisterBenchmark(name.c_str(), [items, profile, kind](benchmark::State& state) {

@@ -47,7 +47,7 @@ assert "QPS share of ceiling" in out, "reco_load's table has no share row"
 for m in ran:
     doc = json.load(open(os.path.join(work, "raw", m, "load-realistic.json")))
     names = [t["name"] for t in doc["targets"]]
-    assert names == ["heap", "reuse", "arena", "arena_pool", "ceiling"], names
+    assert names == ["heap", "reuse", "arena", "arena_pool", "fragments", "ceiling"], names
     assert doc["error_rate"] == 0, (m, doc["error_rate"], doc["warnings"])
     assert doc["parameters"]["ceiling"] == "ceiling"
     for t in doc["targets"]:
