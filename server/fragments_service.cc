@@ -11,11 +11,21 @@ namespace reco {
 namespace {
 
 // The request's bytes parsed into *request; INVALID_ARGUMENT when they are not a
-// RecommendRequest.
+// RecommendRequest, or when no request arrived at all.
 grpc::Status ParseRequest(const grpc::ByteBuffer& bytes, v1::RecommendRequest* request) {
   // ProtoBufferReader only reads the buffer; it takes a non-const pointer because
   // gRPC's reader API does.
   grpc::ProtoBufferReader reader(const_cast<grpc::ByteBuffer*>(&bytes));
+  // A stream that ends before a whole message (a truncated gRPC frame, or no DATA at
+  // all) reaches a raw handler as an invalid ByteBuffer, and gRPC still runs it. The
+  // reader then yields no bytes, which parse as the all-defaults request: without
+  // this check such a call was served the default reply (200 realistic items) that
+  // nobody asked for. (gRPC's own parser, in the message modes, checks the same
+  // status and refuses.) An empty message (a 0-byte frame) is valid, and served.
+  if (!reader.status().ok()) {
+    return grpc::Status(grpc::StatusCode::INVALID_ARGUMENT,
+                        "no request message arrived: the stream ended before a whole message");
+  }
   if (!request->ParseFromZeroCopyStream(&reader)) {
     return grpc::Status(grpc::StatusCode::INVALID_ARGUMENT, "the request is not a reco.v1.RecommendRequest");
   }

@@ -1,11 +1,13 @@
 // The fragments mode over real RPCs: its replies, parsed, equal every message mode's
 // (and are byte for byte BuildResponse's); bad input gets a clear status and the
 // server keeps serving; the reply budget refuses alike; stats name the mode.
+#include <chrono>
 #include <memory>
 #include <string>
 #include <vector>
 
 #include <google/protobuf/util/message_differencer.h>
+#include <grpcpp/generic/generic_stub.h>
 
 #include "core/response_builder.h"
 #include "gtest/gtest.h"
@@ -78,6 +80,74 @@ TEST(ServerFragmentsTest, BadInputGetsAClearStatusAndTheServerKeepsServing) {
   EXPECT_EQ(stats.build().latency().count(), 1u) << "the handler's work is the build phase";
   EXPECT_EQ(stats.serialize().latency().count(), 0u) << "nothing to serialize";
   EXPECT_EQ(stats.catalogue().items_per_profile(), CatalogueOptions().items_per_profile);
+}
+
+// A Recommend call whose client half-closes without sending a message: what a
+// stream that ends mid-frame also looks like to the handler. The reply message, if
+// any, goes to *reply_bytes.
+grpc::Status CallWithNoRequest(grpc::Channel* channel, std::string* reply_bytes) {
+  grpc::GenericStub stub(std::shared_ptr<grpc::Channel>(channel, [](grpc::Channel*) {}));
+  grpc::ClientContext context;
+  context.set_deadline(std::chrono::system_clock::now() + std::chrono::seconds(30));  // a bound on hangs
+  grpc::CompletionQueue cq;
+  auto await = [&cq] {
+    void* tag = nullptr;
+    bool ok = false;
+    EXPECT_TRUE(cq.Next(&tag, &ok));
+    return ok;
+  };
+  std::unique_ptr<grpc::GenericClientAsyncReaderWriter> call =
+      stub.PrepareCall(&context, "/reco.v1.Recommender/Recommend", &cq);
+  call->StartCall(nullptr);
+  await();
+  call->WritesDone(nullptr);
+  await();
+  grpc::ByteBuffer reply;
+  call->Read(&reply, nullptr);
+  if (await()) {
+    std::vector<grpc::Slice> slices;
+    if (reply.Dump(&slices).ok()) {
+      for (const grpc::Slice& slice : slices) {
+        reply_bytes->append(reinterpret_cast<const char*>(slice.begin()), slice.size());
+      }
+    }
+  }
+  grpc::Status status;
+  call->Finish(&status, nullptr);
+  await();
+  return status;
+}
+
+// Found by hostile_raw_http2_test's truncated frame: a raw handler is run even when
+// no request arrived, and the fragments server answered it as the all-defaults
+// request (200 items). Now it refuses, as the message modes do (gRPC's parser says
+// UNIMPLEMENTED there: docs/reliability.md, section 3), while a 0-byte request stays
+// valid.
+TEST(ServerFragmentsTest, ACallThatSendsNoRequestIsRefusedAndAnEmptyRequestIsServed) {
+  std::unique_ptr<RecoServer> fragments = StartFragmentsServer();
+  std::unique_ptr<RecoServer> heap = StartTestServer(MemoryMode::kHeap);
+  ASSERT_NE(fragments, nullptr);
+  ASSERT_NE(heap, nullptr);
+  auto fragments_channel = ChannelTo(*fragments);
+  auto heap_channel = ChannelTo(*heap);
+
+  std::string reply;
+  grpc::Status refused = CallWithNoRequest(fragments_channel.get(), &reply);
+  EXPECT_EQ(refused.error_code(), grpc::StatusCode::INVALID_ARGUMENT) << refused.error_message();
+  EXPECT_NE(refused.error_message().find("no request message"), std::string::npos) << refused.error_message();
+  EXPECT_EQ(reply.size(), 0u) << "a reply to a request that never came";
+  EXPECT_EQ(fragments->Stats(/*reset=*/false).rpc_invalid(), 1u);
+  reply.clear();
+  EXPECT_FALSE(CallWithNoRequest(heap_channel.get(), &reply).ok()) << "the message modes refuse it too";
+  EXPECT_EQ(reply.size(), 0u);
+
+  // Zero bytes are a whole RecommendRequest with every field at its default.
+  const std::string defaults = ExpectedBytes(v1::RecommendRequest());
+  for (grpc::Channel* channel : {fragments_channel.get(), heap_channel.get()}) {
+    RawReply empty = CallRawBytes(channel, std::string(), absl::Seconds(30));
+    ASSERT_TRUE(empty.status.ok()) << empty.status.error_message();
+    EXPECT_TRUE(empty.bytes == defaults);
+  }
 }
 
 TEST(ServerFragmentsTest, TheReplyBudgetRefusesAsInTheMessageModes) {

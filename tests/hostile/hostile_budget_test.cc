@@ -1,7 +1,7 @@
 // The memory a flood can make the server hold is bounded by the reply budget
-// (--inflight_budget_bytes), in every memory mode, and work nobody waits for is
-// dropped. Against an in-process server on 127.0.0.1 with a 96 MiB budget (four
-// 10,000-item replies at their 24 MB estimate):
+// (--inflight_budget_bytes), in every request-serving mode (the four memory modes and
+// fragments), and work nobody waits for is dropped. Against an in-process server on
+// 127.0.0.1 with a 96 MiB budget (four 10,000-item replies at their 24 MB estimate):
 //   - ReadingFlood: 2 connections x 128 calls of 10,000 realistic items, started at
 //     once. Every call ends OK or RESOURCE_EXHAUSTED naming the flag; the budget's
 //     peak never passes its capacity; refusals are counted in the stats as such; the
@@ -88,7 +88,7 @@ void AwaitAll(grpc::CompletionQueue* cq, size_t count) {
   }
 }
 
-class HostileBudgetTest : public ::testing::TestWithParam<MemoryMode> {
+class HostileBudgetTest : public ::testing::TestWithParam<std::string> {
  protected:
   void SetUp() override { StartServer(kBudget); }
 
@@ -97,7 +97,7 @@ class HostileBudgetTest : public ::testing::TestWithParam<MemoryMode> {
     server_.reset();
     ServerOptions options;
     options.listen = "127.0.0.1:0";
-    options.mode = GetParam();
+    SetServingMode(GetParam(), &options);
     options.store.max_idle = kMaxIdle;
     options.inflight_budget_bytes = budget;
     options.trim = trim;
@@ -220,6 +220,11 @@ TEST_P(HostileBudgetTest, NeverReadingClientHoldsNoMoreThanTheBudget) {
 // build: the check every 16 items). No budget here, so that only the checks stand
 // between the storm and 64 replies built for nobody. Without the checks (the mutation
 // that makes them always say "waiting"), 64 of 64 complete at 25 ms and 1-12 at 1 ms.
+// fragments splices its items instead of building a message, several times faster:
+// at 25 ms the handlers that start early finish in time, and a reply can reach the
+// client (4-6 of 64 built, 0-1 received, on the 2-core VM; the mutation: 64 built).
+// There the test asks for fewer than half built, and no reply received that the
+// server did not build.
 TEST_P(HostileBudgetTest, DeadlineStormBuildsAlmostNothing) {
   StartServer(/*budget=*/0);
   for (int deadline_ms : {1, 25}) {
@@ -252,10 +257,15 @@ void HostileBudgetTest::RunDeadlineStorm(int deadline_ms) {
   }
   std::printf("%d ms deadlines: %d OK at the client; server: %llu complete, %llu abandoned\n", deadline_ms, ok,
               static_cast<unsigned long long>(s.rpcs()), static_cast<unsigned long long>(s.rpc_abandoned()));
-  EXPECT_EQ(ok, 0) << "a 10,000-item reply in 1 ms";
-  // A handful: a build completes only if it started before the deadline and no check
-  // caught it -- which 10,000 items and a check every 16 do not allow.
-  EXPECT_LE(s.rpcs(), 4u);
+  if (GetParam() == "fragments" && deadline_ms > 1) {
+    EXPECT_LE(static_cast<uint64_t>(ok), s.rpcs());
+    EXPECT_LT(s.rpcs(), uint64_t{kCalls} / 2) << "without the checks all 64 are built";
+  } else {
+    EXPECT_EQ(ok, 0) << "a 10,000-item reply in " << deadline_ms << " ms";
+    // A handful: a build completes only if it started before the deadline and no
+    // check caught it -- which 10,000 items and a check every 16 do not allow.
+    EXPECT_LE(s.rpcs(), 4u);
+  }
   ExpectWhole(*server_, channel_.get(), "a storm of short deadlines");
 }
 
@@ -281,11 +291,15 @@ TEST_P(HostileBudgetTest, MemoryGoesBackAfterABurst) {
   calls.clear();
   const uint64_t peak = ReadProcessMetrics().peak_rss_bytes;
   uint64_t now = ReadProcessMetrics().rss_bytes;
-  for (int i = 0; i < 100 && now > before + (uint64_t{64} << 20); ++i) {
+  v1::StatsSnapshot s = server_->Stats(/*reset=*/false);
+  // Until RSS is back and the trimmer has trimmed: a fragments burst holds only the
+  // replies' per-request bytes and may never take RSS past the bound (+37 MiB seen),
+  // yet leaves glibc tens of MiB free that the trimmer must still return.
+  for (int i = 0; i < 100 && (now > before + (uint64_t{64} << 20) || s.trim().trims() == 0); ++i) {
     std::this_thread::sleep_for(std::chrono::milliseconds(100));
     now = ReadProcessMetrics().rss_bytes;
+    s = server_->Stats(/*reset=*/false);
   }
-  v1::StatsSnapshot s = server_->Stats(/*reset=*/false);
   std::printf("burst: glibc %llu MiB in use, %llu MiB free\n",
               static_cast<unsigned long long>(s.malloc_heap().in_use_bytes() >> 20),
               static_cast<unsigned long long>(s.malloc_heap().free_bytes() >> 20));
@@ -298,7 +312,7 @@ TEST_P(HostileBudgetTest, MemoryGoesBackAfterABurst) {
   EXPECT_GE(s.trim().trims(), 1u);
 }
 
-INSTANTIATE_TEST_SUITE_P(Modes, HostileBudgetTest, ::testing::ValuesIn(AllMemoryModes()), testing::ModeParamName);
+INSTANTIATE_TEST_SUITE_P(Modes, HostileBudgetTest, ::testing::ValuesIn(RequestServingModes()), ModeName);
 
 }  // namespace
 }  // namespace reco::hostile

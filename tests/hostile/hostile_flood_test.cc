@@ -205,6 +205,9 @@ TEST_P(HostileFloodTest, StreamLimitBoundsLeasesAndMemory) {
   ExpectWhole(server, channels[0].get(), "the flood");
 }
 
+// Not heap, arena or fragments: they pool nothing, so there is no pool bound to hold
+// (fragments has no store at all). The memory a flood makes any mode hold is
+// hostile_budget_test's, fragments included.
 INSTANTIATE_TEST_SUITE_P(PooledModes, HostileFloodTest, ::testing::Values(MemoryMode::kReuse, MemoryMode::kArenaPool),
                          testing::ModeParamName);
 

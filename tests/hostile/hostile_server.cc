@@ -15,10 +15,32 @@
 
 namespace reco::hostile {
 
-std::unique_ptr<RecoServer> StartServer(MemoryMode mode) {
+void SetServingMode(const std::string& mode, ServerOptions* options) {
+  EXPECT_TRUE(ParseServingMode(mode, options)) << "not a serving mode: " << mode;
+  EXPECT_TRUE(options->reply_path != ReplyPath::kCeiling) << "the ceiling ignores its requests: nothing to attack";
+}
+
+bool HasStore(const std::string& mode) {
+  ServerOptions options;
+  return ParseServingMode(mode, &options) && options.reply_path == ReplyPath::kMessages &&
+         options.mode != MemoryMode::kHeap;
+}
+
+bool HasGrpcParser(const std::string& mode) {
+  ServerOptions options;
+  return ParseServingMode(mode, &options) && options.reply_path == ReplyPath::kMessages;
+}
+
+grpc::StatusCode NotARequestCode(const std::string& mode) {
+  return HasGrpcParser(mode) ? grpc::StatusCode::UNIMPLEMENTED : grpc::StatusCode::INVALID_ARGUMENT;
+}
+
+std::string ModeName(const ::testing::TestParamInfo<std::string>& info) { return info.param; }
+
+std::unique_ptr<RecoServer> StartServer(const std::string& mode) {
   ServerOptions options;
   options.listen = "127.0.0.1:0";
-  options.mode = mode;
+  SetServingMode(mode, &options);
   options.store.max_idle = kMaxIdle;
   auto server = RecoServer::Start(options);
   EXPECT_TRUE(server.ok()) << server.status();
@@ -82,6 +104,9 @@ void ExpectStoreWhole(RecoServer& server, const std::string& when) {
   v1::StatsSnapshot s;
   EXPECT_TRUE(Settled(server, &s)) << when << ": " << s.store().in_use() << " leases and "
                                    << s.budget().in_use_bytes() << " budget bytes still out after 20 s";
+  // A store-less server reports none (its zeros below then prove nothing); a store
+  // that vanished from the stats would make them prove nothing too.
+  EXPECT_EQ(s.has_store(), HasStore(s.mode())) << when << ": mode " << s.mode();
   EXPECT_EQ(s.store().acquired(), s.store().released()) << when;
   EXPECT_LE(s.store().idle(), kMaxIdle) << when;
 }

@@ -115,6 +115,8 @@ TEST_P(HostileThreadsTest, AllocatorHoldersAndStatsSnapshotsUnderThreads) {
   EXPECT_LE(last.store().idle(), options.max_idle);
 }
 
+// The memory modes only: fragments has no store and no allocator holders (its
+// shared state, the catalogue, is read-only; its scratch is per thread).
 INSTANTIATE_TEST_SUITE_P(Modes, HostileThreadsTest, ::testing::ValuesIn(AllMemoryModes()),
                          testing::ModeParamName);
 
