@@ -103,8 +103,22 @@ def load_service(path):
             "share": t.get("qps_share_of_ceiling"), "cpu": fig.get("server_cpu_us_per_rpc"),
             "build_allocs": fig.get("server_build_allocs_per_rpc"),
             "process_allocs": fig.get("server_process_allocs_per_rpc"),
-            "p99": fig.get("latency_p99_ms"), "errors": fig.get("errors")}
+            "p99": fig.get("latency_p99_ms"), "errors": fig.get("errors"),
+            "rounds": [r["figures"] for r in t.get("rounds", [])]}
     return out, doc
+
+
+def paired_ratio(target, baseline, key):
+    """'x1.23 [1.10-1.40]': the median of the per-round ratios target/baseline with
+    their min-max (reco_load drives targets in interleaved rounds, so a round's noise
+    hits both); the whole-run ratio when the report has no rounds."""
+    pairs = [(a.get(key), b.get(key)) for a, b in zip(target.get("rounds", []), baseline.get("rounds", []))]
+    ratios = sorted(a / b for a, b in pairs if a is not None and b)
+    if not ratios:
+        return None
+    mid = len(ratios) // 2
+    median = ratios[mid] if len(ratios) % 2 else (ratios[mid - 1] + ratios[mid]) / 2
+    return f"x{median:.2f} [{ratios[0]:.2f}-{ratios[-1]:.2f}]"
 
 
 def fmt(value, decimals=0):
@@ -386,12 +400,15 @@ def main():
             frag = s.get("fragments")
             if frag and heap:
                 fshare = f"; {frag['share'] * 100:.0f} % of the ceiling" if frag.get("share") is not None else ""
-                add(f"- {p} text, {m}: `fragments` {frag['qps']:,.0f} QPS, x{frag['qps'] / heap:.2f} heap's{fshare}.")
+                spread = paired_ratio(frag, s["heap"], "qps") or f"x{frag['qps'] / heap:.2f}"
+                add(f"- {p} text, {m}: `fragments` {frag['qps']:,.0f} QPS, {spread} heap's{fshare}.")
             heap_cpu = s.get("heap", {}).get("cpu")
             if heap_cpu:
-                ratios = ", ".join(f"`{t}` x{s[t]['cpu'] / heap_cpu:.2f}" for t in MODES[1:] + ["fragments"]
-                                   if s.get(t, {}).get("cpu"))
-                add(f"- {p} text, {m}: server CPU per RPC against heap's ({heap_cpu:,.0f} µs): {ratios}.")
+                ratios = ", ".join(
+                    f"`{t}` {paired_ratio(s[t], s['heap'], 'server_cpu_us_per_rpc') or 'x%.2f' % (s[t]['cpu'] / heap_cpu)}"
+                    for t in MODES[1:] + ["fragments"] if s.get(t, {}).get("cpu"))
+                add(f"- {p} text, {m}: server CPU per RPC against heap's ({heap_cpu:,.0f} µs), median of the "
+                    f"per-round ratios [min-max]: {ratios}.")
     for m in ran:
         for profile in ("realistic", "compact"):
             cyc = {mode: bench[m].get(f"BM_Cycle/mode:{mode}/items:200/profile:{profile}") for mode in MODES}
