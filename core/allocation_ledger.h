@@ -26,8 +26,8 @@
 //   req.set_text_profile(reco::v1::TEXT_PROFILE_COMPACT);
 //   reco::Ledger ledger = reco::MeasureLedger(req, {});
 //   ledger.ForMode(reco::MemoryMode::kArenaPool).build.allocs   // 0
-//   ledger.Fragments().build.allocs                             // 12: gRPC's slice, byte buffer
-//                                                               // and slice array (see the test)
+//   ledger.Fragments().build.allocs                             // 2: the reply's slice and
+//                                                               // gRPC's byte buffer (see the test)
 #ifndef ARENA_GRPC_CORE_ALLOCATION_LEDGER_H_
 #define ARENA_GRPC_CORE_ALLOCATION_LEDGER_H_
 

@@ -7,7 +7,7 @@
 // parts from reply_parts.h, and the fields are written in field number order:
 //   1 request_id                       per request, copied
 //   2 items, for each picked item:     tag + length (per request)
-//        the item's fields 1-11        the catalogue's fragment (referenced)
+//        the item's fields 1-11        the catalogue's fragment (copied or referenced)
 //        12 scores                     RankingScores, serialized per request
 //   3 metadata                         ResponseMetadata, serialized per request
 // (core_tests' FragmentReplyTest and server_fragments_test hold it to that.)

@@ -49,7 +49,7 @@ grpc::ServerUnaryReactor* FragmentsService::Recommend(grpc::CallbackServerContex
     CallerStillWaits waits(context);
     if (BuildFragmentReplyUnlessStopped(*catalogue_, request, &reply, waits,
                                         CallerStillWaits::CheckEvery(check_every_items_))) {
-      reply.Finish(response);  // the items' slices point into the catalogue
+      reply.Finish(response);  // copied items, or slices pointing into the catalogue
     } else {
       status = waits.AbandonedStatus();
     }

@@ -8,7 +8,9 @@
 // computes their scores, request id and metadata, and gives up when the caller stops
 // waiting -- the same steps as the message modes (handler_steps.h). Only the reply
 // differs: no RecommendResponse is built; core/fragment_reply.h writes its bytes
-// through patterns/spliced_reply.h, with the items' bytes referenced, not copied.
+// through patterns/spliced_reply.h: by default the items' bytes are copied into one
+// slice per reply (--fragments_copy_below_bytes=0 references them instead: zero-copy,
+// and slower on gRPC 1.51, docs/patterns.md section 5).
 //
 // How: the generated WithRawCallbackMethod_Recommend gives the handler the request
 // and the response as grpc::ByteBuffer. The request is parsed here (a few dozen
@@ -19,11 +21,11 @@
 // There is no serialize phase (nothing to serialize) and no release phase the
 // server can time: gRPC frees the reply's slices after writing them.
 //
-// Memory: per call, the per-request bytes (~80 B per item) in one slice, gRPC's byte
-// buffer and its slice array (~32 B per item); items are never copied. Per thread,
-// the scratch holds the largest reply's per-request bytes and piece list (~100 B per
-// item: 1 MB at 10,000 items). The catalogue's fragments (Catalogue::fragment_bytes)
-// are shared and outlive the server.
+// Memory: per call, one slice of about the reply's serialized size (zero-copy: the
+// per-request bytes only, ~80 B per item, plus a slice array of ~64 B per item) and
+// gRPC's byte buffer. Per thread, the scratch keeps the last reply's bytes up to
+// 1 MiB (SplicedReply::kMaxKeptScratchBytes). The catalogue's fragments
+// (Catalogue::fragment_bytes) are shared and outlive the server.
 //
 // Example:
 //   reco::FragmentsService fragments(catalogue.get(), &meter, reservations, /*check_every_items=*/16);
