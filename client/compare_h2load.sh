@@ -1,21 +1,32 @@
 #!/usr/bin/env bash
-# Compares reco_load with h2load (nghttp2-client), a third-party HTTP/2 load tool,
-# against the same reco_server at the same concurrency: both closed loops with
-# CONNECTIONS connections and CONCURRENCY requests in flight in all, alternating
-# h2load and reco_load ROUNDS times so machine noise hits both. Prints each run's
-# req/s, the medians and their ratio (reco_load / h2load), and the median of the
-# per-round ratios.
+# Is reco_load the limit? Runs reco_load and h2load (nghttp2-client, a C HTTP/2 load
+# tool that checks nothing in the replies) against the same reco_server of each mode,
+# at equal concurrency (both closed loops, CONNECTIONS connections, CONCURRENCY
+# requests in flight in all), in interleaved rounds: round r runs every mode with both
+# tools back to back (which tool goes first alternates by round), so machine noise
+# hits both alike and each round gives one paired ratio reco_load / h2load.
 #
 #   client/compare_h2load.sh [BUILD_DIR]    (default: build)
-#   env: MODE=heap DURATION=8 ROUNDS=3 CONCURRENCY=16 CONNECTIONS=2 ITEMS=200
+#   env: MODES="ceiling arena_pool" ROUNDS=5 DURATION=5 WARMUP=1 CONCURRENCY=16
+#        CONNECTIONS=2 ITEMS=200 THREADS=(reco_load's default) JSON=FILE (per-run figures)
+#
+# Per run: req/s; the client's CPU per response (h2load: its whole process over
+# warm-up + window; reco_load: its own process over the measured window, from its
+# JSON); the server's CPU per RPC (from /proc/PID/stat over the whole run, divided by
+# req/s x (warm-up + window) for both tools). The summary gives, per mode, the median
+# [min-max] of the per-round ratios; the goal (issue 12) is reco_load >= 0.9x h2load's
+# req/s on the ceiling and on arena_pool.
 #
 # h2load counts every HTTP 200 as a success, gRPC errors included: the script checks
 # the bytes it received per request against the response size instead.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 build=${1:-build}
-mode=${MODE:-heap} seconds=${DURATION:-8} rounds=${ROUNDS:-3}
+modes=${MODES:-ceiling arena_pool} rounds=${ROUNDS:-5} seconds=${DURATION:-5} warmup=${WARMUP:-1}
 concurrency=${CONCURRENCY:-16} connections=${CONNECTIONS:-2} items=${ITEMS:-200}
+for v in rounds seconds warmup concurrency connections items; do
+  [[ ${!v} =~ ^[1-9][0-9]*$ ]] || { echo "${v^^} must be a positive integer, got '${!v}'" >&2; exit 2; }
+done
 [ $((concurrency % connections)) -eq 0 ] || { echo "CONCURRENCY must be a multiple of CONNECTIONS" >&2; exit 2; }
 command -v h2load >/dev/null || { echo "h2load is not installed (package nghttp2-client; scripts/setup.sh)" >&2; exit 1; }
 for bin in "$build/server/reco_server" "$build/client/reco_load"; do
@@ -26,48 +37,74 @@ work=$(mktemp -d)
 . scripts/lib/reco_servers.sh
 trap 'stop_reco_servers || true; rm -rf "$work"' EXIT
 
-start_reco_server "$work/server.log" "$build/server/reco_server" --mode "$mode" || exit 1
-port=$SERVER_PORT
+declare -A port pid
+for mode in $modes; do
+  start_reco_server "$work/server-$mode.log" "$build/server/reco_server" --mode "$mode" || exit 1
+  port[$mode]=$SERVER_PORT pid[$mode]=$SERVER_PID
+done
+first=${modes%% *}
+"$build/client/reco_load" --target "x=127.0.0.1:${port[$first]}" --items "$items" --write_request "$work/req.bin"
 
-"$build/client/reco_load" --target "x=127.0.0.1:$port" --items "$items" --write_request "$work/req.bin"
 per_conn=$((concurrency / connections))
-h2_cmd=(h2load -D "$seconds" --warm-up-time 1 -c "$connections" -m "$per_conn" -d "$work/req.bin"
-        -H 'content-type: application/grpc' -H 'te: trailers' "http://127.0.0.1:$port/reco.v1.Recommender/Recommend")
-rl_cmd=("$build/client/reco_load" --target "$mode=127.0.0.1:$port" --duration "$seconds" --warmup 1 --rounds 1
-        --concurrency "$concurrency" --connections "$connections" --items "$items" --quiet --json "$work/rl.json")
-echo "machine: $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2- | sed 's/^ //'), $(nproc) CPUs"
-echo "h2load:    ${h2_cmd[*]}"
-echo "reco_load: ${rl_cmd[*]}"
-h2_rates=() rl_rates=()
-for round in $(seq "$rounds"); do
-  # bash's `time` gives the child's CPU seconds: how much of the machine h2load took.
-  TIMEFORMAT='%U %S %R'
-  { time "${h2_cmd[@]}" >"$work/h2.out" 2>&1; } 2>"$work/h2.time"
+ticks=$(getconf CLK_TCK)
+cpu_seconds_of() { awk -v t="$ticks" '{print ($14 + $15) / t}' "/proc/$1/stat"; }
+TIMEFORMAT='%U %S %R'   # bash's `time`: the child's CPU seconds and wall time
+
+# Each run appends one JSON line to $work/runs.jsonl.
+run_h2load() {  # MODE ROUND
+  local mode=$1 round=$2 out rate done_n data s0 s1
+  s0=$(cpu_seconds_of "${pid[$mode]}")
+  { time h2load -D "$seconds" --warm-up-time "$warmup" -c "$connections" -m "$per_conn" -d "$work/req.bin" \
+      -H 'content-type: application/grpc' -H 'te: trailers' \
+      "http://127.0.0.1:${port[$mode]}/reco.v1.Recommender/Recommend" >"$work/h2.out" 2>&1; } 2>"$work/h2.time"
+  s1=$(cpu_seconds_of "${pid[$mode]}")
   out=$(cat "$work/h2.out")
-  h2_cpu=$(awk '{printf "%.0f", 100 * ($1 + $2) / $3}' "$work/h2.time")
   rate=$(sed -n 's/^finished in [^,]*, \([0-9.]*\) req\/s.*/\1/p' <<<"$out")
   done_n=$(sed -n 's/^requests: .* \([0-9]*\) succeeded.*/\1/p' <<<"$out")
   data=$(sed -n 's/^traffic: .*, \([0-9.]*[KMG]*B\) (\([0-9]*\)) data.*/\2/p' <<<"$out")
   if [ -z "$rate" ] || [ -z "$done_n" ] || [ "$done_n" -eq 0 ] || [ $((data / done_n)) -lt 1000 ]; then
-    echo "h2load run failed or received too little per request:"; echo "$out"; exit 1
+    echo "h2load against $mode failed or received too little per request:" >&2; echo "$out" >&2; exit 1
   fi
-  rl_out=$("${rl_cmd[@]}")
-  read -r rl_rate rl_cpu < <(/usr/bin/python3 -c '
+  read -r user sys wall <"$work/h2.time"
+  echo "{\"tool\": \"h2load\", \"mode\": \"$mode\", \"round\": $round, \"rps\": $rate," \
+       "\"client_cpu_seconds\": $(awk -v u="$user" -v s="$sys" 'BEGIN{print u + s}'), \"client_cpu_requests\": null," \
+       "\"wall_seconds\": $wall, \"server_cpu_seconds\": $(awk -v a="$s0" -v b="$s1" 'BEGIN{print b - a}')," \
+       "\"data_bytes_per_request\": $((data / done_n))}" >>"$work/runs.jsonl"
+}
+
+run_reco_load() {  # MODE ROUND
+  local mode=$1 round=$2 s0 s1
+  s0=$(cpu_seconds_of "${pid[$mode]}")
+  "$build/client/reco_load" --target "$mode=127.0.0.1:${port[$mode]}" --duration "$seconds" --warmup "$warmup" \
+    --rounds 1 --concurrency "$concurrency" --connections "$connections" --items "$items" \
+    ${THREADS:+--threads "$THREADS"} --quiet --json "$work/rl.json" >/dev/null
+  s1=$(cpu_seconds_of "${pid[$mode]}")
+  /usr/bin/python3 - "$work/rl.json" "$mode" "$round" "$s0" "$s1" >>"$work/runs.jsonl" <<'PY'
 import json, sys
 c = json.load(open(sys.argv[1]))["targets"][0]["client"]
-print(round(c["ok"] / c["seconds"], 2), round(100 * c.get("client_cpu_seconds", 0) / c["seconds"]))' "$work/rl.json")
-  echo "round $round: h2load $rate req/s ($((data / done_n)) data bytes/request incl. warm-up, ${h2_cpu}% of a CPU);" \
-       "reco_load $rl_rate req/s (${rl_cpu}% of a CPU)"
-  h2_rates+=("$rate") rl_rates+=("$rl_rate")
-done
-/usr/bin/python3 - "${h2_rates[*]}" "${rl_rates[*]}" <<'PY'
-import statistics, sys
-h2 = [float(x) for x in sys.argv[1].split()]
-rl = [float(x) for x in sys.argv[2].split()]
-mh, mr = statistics.median(h2), statistics.median(rl)
-print(f"median req/s: h2load {mh:.0f}, reco_load {mr:.0f}; ratio of the medians reco_load/h2load = {mr / mh:.2f}")
-# Each round runs the two back to back, so a round's own ratio cancels slow drifts
-# in the machine's load; their median is the steadier figure.
-paired = sorted(r / h for h, r in zip(h2, rl))
-print(f"per-round ratios: {' '.join(f'{x:.2f}' for x in paired)}; median {statistics.median(paired):.2f}")
+print(json.dumps({"tool": "reco_load", "mode": sys.argv[2], "round": int(sys.argv[3]),
+                  "rps": c["ok"] / c["seconds"], "client_cpu_seconds": c["client_cpu_seconds"],
+                  "client_cpu_requests": c["completed"], "wall_seconds": None,
+                  "server_cpu_seconds": float(sys.argv[5]) - float(sys.argv[4]),
+                  "threads": json.load(open(sys.argv[1]))["parameters"].get("threads")}))
 PY
+}
+
+echo "machine: $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2- | sed 's/^ //'), $(nproc) CPUs;" \
+     "load before: $(cut -d' ' -f1-3 /proc/loadavg)"
+echo "both tools: $connections connections x $per_conn streams, ${warmup} s warm-up + ${seconds} s, $items items;" \
+     "modes: $modes; $rounds rounds"
+: >"$work/runs.jsonl"
+for round in $(seq "$rounds"); do
+  for mode in $modes; do
+    if [ $((round % 2)) -eq 1 ]; then run_h2load "$mode" "$round"; run_reco_load "$mode" "$round"
+    else run_reco_load "$mode" "$round"; run_h2load "$mode" "$round"; fi
+    tail -n2 "$work/runs.jsonl" | /usr/bin/python3 -c '
+import json, sys
+runs = {r["tool"]: r for r in map(json.loads, sys.stdin)}
+h, r = runs["h2load"]["rps"], runs["reco_load"]["rps"]
+print("round %d %10s: h2load %8.0f req/s, reco_load %8.0f req/s (x%.2f)" % (runs["h2load"]["round"], runs["h2load"]["mode"], h, r, r / h))'
+  done
+done
+/usr/bin/python3 client/compare_h2load_summary.py "$work/runs.jsonl" "$seconds" "$warmup"
+[ -z "${JSON:-}" ] || cp "$work/runs.jsonl" "$JSON"

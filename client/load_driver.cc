@@ -55,8 +55,7 @@ LoadDriver::~LoadDriver() {
 void LoadDriver::Start(const WindowPlan& plan) {
   plan_ = plan;
   progress_.store(0);
-  // A thread without a slot would have nothing to do.
-  const int threads = std::min(options_.threads, options_.concurrency);
+  const int threads = ResolvedThreads(options_);
   per_thread_.assign(threads, ClientFigures());
   for (int i = 0; i < threads; ++i) threads_.emplace_back(&LoadDriver::RunThread, this, i, &per_thread_[i]);
 }
@@ -76,7 +75,6 @@ void LoadDriver::RunThread(int index, ClientFigures* stats) {
   const int64_t measure_start = plan_.measure_start_ns;
   const int64_t measure_end = plan_.measure_end_ns;
   const int64_t rpc_deadline_ns = absl::ToInt64Nanoseconds(options_.rpc_deadline);
-  const int64_t expected_items = requests_->expected_items();
   grpc::CompletionQueue cq;
   uint64_t variant_counter = static_cast<uint64_t>(index);
   uint64_t completions = 0;
@@ -111,23 +109,26 @@ void LoadDriver::RunThread(int index, ClientFigures* stats) {
       if (!call->status.ok()) {
         int code = static_cast<int>(call->status.error_code());
         ++stats->errors_by_code[std::clamp(code, 1, ClientFigures::kStatusCodes - 1)];
-      } else if (RequestSet::CountItems(&call->response) != expected_items) {
-        ++stats->wrong_item_count;
       } else {
-        bool right = true;
-        if (!verified_first || ++completions % static_cast<uint64_t>(options_.verify_every) == 0) {
+        const bool sample = !verified_first || ++completions % static_cast<uint64_t>(options_.verify_every) == 0;
+        if (sample) {
           verified_first = true;
           ++stats->verified;
-          right = requests_->MatchesExpected(call->variant, call->response);
         }
-        if (!right) {
-          ++stats->wrong_content;
-        } else {
-          ++stats->ok;
-          stats->response_bytes += call->response.Length();
-          stats->latency.Record(static_cast<uint64_t>(now - (open_loop ? call->scheduled_ns : call->sent_ns)));
-          if (open_loop) stats->latency_uncorrected.Record(static_cast<uint64_t>(now - call->sent_ns));
-          progress_.fetch_add(1, std::memory_order_relaxed);
+        switch (requests_->Check(call->variant, &call->response, sample)) {
+          case ReplyCheck::kWrongItemCount:
+            ++stats->wrong_item_count;
+            break;
+          case ReplyCheck::kWrongContent:
+            ++stats->wrong_content;
+            break;
+          case ReplyCheck::kRight:
+            ++stats->ok;
+            stats->response_bytes += call->response.Length();
+            stats->latency.Record(static_cast<uint64_t>(now - (open_loop ? call->scheduled_ns : call->sent_ns)));
+            if (open_loop) stats->latency_uncorrected.Record(static_cast<uint64_t>(now - call->sent_ns));
+            progress_.fetch_add(1, std::memory_order_relaxed);
+            break;
         }
       }
     }

@@ -10,7 +10,7 @@
 //                (coordinated omission corrected, like wrk2); the uncorrected latency
 //                (from the actual send) and the schedule lag are recorded beside it.
 //
-// Every completion is checked (status, item count; a sample byte for byte, see
+// Every completion is checked (status, length; a sample byte for byte, see
 // RequestSet). At the window's end the slots stop sending and in-flight requests are
 // waited for (each has the RPC deadline), so Join() always returns.
 //

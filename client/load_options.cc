@@ -1,7 +1,9 @@
 // See load_options.h.
 #include "client/load_options.h"
 
+#include <algorithm>
 #include <set>
+#include <thread>
 
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
@@ -98,7 +100,9 @@ absl::Status ValidateLoadOptions(const LoadOptions& o) {
   if (o.lookahead_bytes < 0) {
     return Bad("--lookahead_bytes", absl::StrCat("must be 0 (gRPC's default) or positive, got ", o.lookahead_bytes));
   }
-  if (o.threads < 1 || o.threads > 256) return Bad("--threads", absl::StrCat("must be from 1 to 256, got ", o.threads));
+  if (o.threads < 0 || o.threads > 256) {
+    return Bad("--threads", absl::StrCat("must be from 1 to 256, or 0 for one per connection, got ", o.threads));
+  }
   if (!(o.rate >= 0) || o.rate > 1e7) {
     return Bad("--rate", absl::StrCat("must be positive (requests per second; 0 or absent for a closed loop), got ",
                                       o.rate));
@@ -117,6 +121,15 @@ absl::Status ValidateLoadOptions(const LoadOptions& o) {
   if (o.probe_deadline <= absl::ZeroDuration()) return Bad("--probe_deadline", "must be positive");
   if (o.rpc_deadline <= absl::ZeroDuration()) return Bad("--rpc_deadline", "must be positive");
   return absl::OkStatus();
+}
+
+int ResolvedThreads(const LoadOptions& options) {
+  int threads = options.threads;
+  if (threads == 0) {
+    const int cpus = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+    threads = std::min(options.connections, cpus);
+  }
+  return std::clamp(std::min(threads, options.concurrency), 1, 256);
 }
 
 }  // namespace reco

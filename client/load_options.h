@@ -51,8 +51,11 @@ struct LoadOptions {
   // spare the server a wait for WINDOW_UPDATE mid-response (h2load opens 1 GiB
   // windows); on our 2-core machine the difference was within the noise.
   int lookahead_bytes = 0;
-  // Threads that drive the completion queues.
-  int threads = 1;
+  // Threads that drive the completion queues, each with its own. 0: one per connection,
+  // at most the machine's CPUs (ResolvedThreads). One thread was the limit against
+  // fast targets: with 2 connections, 2 threads raised the ceiling's req/s and lowered
+  // the server's CPU per RPC (client/compare_h2load.sh, docs/load-client.md).
+  int threads = 0;
   // Requests per second; 0 means closed loop.
   double rate = 0;
   // The request: item_count, text profile, and a seed for its content.
@@ -95,6 +98,10 @@ absl::StatusOr<double> ParseRateFlag(absl::string_view value);
 // dash), each possibly comma-separated. absl keeps only the last occurrence of a
 // flag, and targets are repeatable, so main collects them itself.
 std::vector<std::string> CollectTargetFlags(int argc, char** argv);
+
+// The driver threads a run uses: options.threads, or for 0 one per connection, at
+// most the machine's CPUs and at most `concurrency` (a thread without a slot idles).
+int ResolvedThreads(const LoadOptions& options);
 
 // OK, or INVALID_ARGUMENT whose message starts with the offending flag ("--rate ...").
 absl::Status ValidateLoadOptions(const LoadOptions& options);

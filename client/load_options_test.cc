@@ -1,5 +1,8 @@
 #include "client/load_options.h"
 
+#include <algorithm>
+#include <thread>
+
 #include "gtest/gtest.h"
 
 namespace reco {
@@ -45,7 +48,7 @@ TEST(ValidateLoadOptions, NamesTheBadFlag) {
       {"--concurrency", [](LoadOptions* o) { o->concurrency = 0; }},
       {"--connections", [](LoadOptions* o) { o->connections = 0; }},
       {"--lookahead_bytes", [](LoadOptions* o) { o->lookahead_bytes = -1; }},
-      {"--threads", [](LoadOptions* o) { o->threads = 0; }},
+      {"--threads", [](LoadOptions* o) { o->threads = -1; }},
       {"--rate", [](LoadOptions* o) { o->rate = -5; }},
       {"--items", [](LoadOptions* o) { o->items = 10001; }},
       {"--variants", [](LoadOptions* o) { o->variants = 0; }},
@@ -78,6 +81,21 @@ TEST(ParseRateFlag, AbsentIsClosedLoopAndNonPositiveIsRefused) {
     ASSERT_FALSE(r.ok()) << bad;
     EXPECT_NE(r.status().message().find("--rate"), std::string::npos);
   }
+}
+
+TEST(ResolvedThreads, ZeroMeansOnePerConnectionCappedByCpusAndSlots) {
+  LoadOptions o;
+  o.threads = 3;
+  EXPECT_EQ(ResolvedThreads(o), 3);
+  o.concurrency = 2;
+  EXPECT_EQ(ResolvedThreads(o), 2) << "a thread without a slot would idle";
+  o = LoadOptions();
+  o.threads = 0;
+  o.connections = 1;
+  EXPECT_EQ(ResolvedThreads(o), 1);
+  o.connections = 1000;
+  const int cpus = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+  EXPECT_EQ(ResolvedThreads(o), std::min(cpus, o.concurrency));
 }
 
 TEST(CollectTargetFlags, GathersEveryOccurrenceAndCommaLists) {

@@ -91,6 +91,8 @@ absl::StatusOr<RunReport> RunLoad(const LoadOptions& options, const std::string&
   const int64_t run_start = MonotonicNanos();
   RunReport report;
   report.options = options;
+  // Reports show the threads actually used.
+  report.options.threads = ResolvedThreads(options);
   report.environment = RunEnvironment::Current(command_line);
 
   // Each target's replies are checked against the builder's, copied from the

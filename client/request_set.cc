@@ -60,4 +60,13 @@ bool RequestSet::MatchesExpected(int i, const grpc::ByteBuffer& response) const 
   return at == want.size();
 }
 
+ReplyCheck RequestSet::Check(int i, grpc::ByteBuffer* response, bool compare_bytes) const {
+  if (response->Length() != expected_[i].size()) {
+    return CountItems(response) == static_cast<int64_t>(expected_items_) ? ReplyCheck::kWrongContent
+                                                                        : ReplyCheck::kWrongItemCount;
+  }
+  if (compare_bytes && !MatchesExpected(i, *response)) return ReplyCheck::kWrongContent;
+  return ReplyCheck::kRight;
+}
+
 }  // namespace reco

@@ -64,5 +64,27 @@ TEST(RequestSet, MatchesOnlyTheExactBytes) {
   EXPECT_FALSE(set.MatchesExpected(1, InSlices(want + "x", 333)));
 }
 
+TEST(RequestSet, CheckTellsWrongCountFromWrongContentAndComparesBytesOnlyWhenAsked) {
+  RequestSet set(DefaultCatalogue(), Shape(10), 4);
+  grpc::ByteBuffer right = InSlices(set.expected_bytes(1), 333);
+  EXPECT_EQ(set.Check(1, &right, true), ReplyCheck::kRight);
+  std::string flipped = set.expected_bytes(1);
+  flipped[flipped.size() / 2] ^= 1;
+  grpc::ByteBuffer same_length = InSlices(flipped, 333);
+  // Same length: only the byte comparison can see it.
+  EXPECT_EQ(set.Check(1, &same_length, false), ReplyCheck::kRight);
+  EXPECT_EQ(set.Check(1, &same_length, true), ReplyCheck::kWrongContent);
+  // Nine items where ten were asked: a different length, classified by counting.
+  RequestSet nine(DefaultCatalogue(), Shape(9), 4);
+  grpc::ByteBuffer short_reply = InSlices(nine.expected_bytes(1), 333);
+  EXPECT_EQ(set.Check(1, &short_reply, false), ReplyCheck::kWrongItemCount);
+  // Ten items but another variant's (different scores and ids, hence length here).
+  grpc::ByteBuffer other = InSlices(set.expected_bytes(0), 333);
+  if (set.expected_bytes(0).size() != set.expected_bytes(1).size()) {
+    EXPECT_EQ(set.Check(1, &other, false), ReplyCheck::kWrongContent);
+  }
+  EXPECT_EQ(set.Check(1, &other, true), ReplyCheck::kWrongContent);
+}
+
 }  // namespace
 }  // namespace reco
