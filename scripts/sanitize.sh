@@ -35,9 +35,10 @@ export TSAN_OPTIONS="suppressions=$here/sanitizers/tsan.supp:halt_on_error=1:sec
 if [ "$kind" = asan ]; then
   # Not meaningful under ASan: valgrind cannot run an ASan binary, and an allocator
   # given with LD_PRELOAD would come before the ASan runtime (which must be first).
-  # flood_short, guard_cost_short and fragments_slices_short check figures of the real
-  # binary (peak RSS, cost ratios); ASan's quarantine and shadow memory are not those figures.
-  exclude='^alloc_ledger_(valgrind|mallocs)$|^(flood|guard_cost|fragments_slices)_short$'
+  # flood_short, guard_cost_short, fragments_slices_short and compare_h2load_short check
+  # figures of the real binary (peak RSS, cost ratios); ASan's quarantine and shadow
+  # memory are not those figures. malloc_swap_short preloads other mallocs.
+  exclude='^alloc_ledger_(valgrind|mallocs)$|^(flood|guard_cost|fragments_slices|compare_h2load|malloc_swap)_short$'
   cmake --build "$build" -j"$(nproc)"
   ctest --test-dir "$build" --output-on-failure --timeout 900 -E "$exclude" "$@"
 else

@@ -1,0 +1,73 @@
+#!/usr/bin/env bash
+# Does a malloc swap buy `heap` as much as an arena? One reco_load run whose targets
+# are `heap` under every installed malloc (LD_PRELOAD; glibc first, the baseline) and
+# `arena_pool` under glibc, driven in interleaved rounds, so each malloc's figures come
+# as paired per-round ratios to heap-on-glibc (median [min-max]) -- not as columns of
+# separate runs, which is all bench/matrix.sh can give for this question.
+#
+#   scripts/malloc_swap.sh [--short] [--build DIR] [--out DIR] [--profiles "realistic compact"]
+#
+# Full (default): 5 rounds x (1 s warm-up + 4 s) per target and text profile, about
+# 4 min for 2 profiles. --short: 1 round x (0.3 s + 1 s), realistic text only (the CI
+# test malloc_swap_short; its figures are indicative only). Writes, per profile,
+# DIR/swap-PROFILE.json (reco_load's report) and .txt, and prints the paired ratios
+# (scripts/lib/paired_ratios.py). A malloc that is not installed is skipped, said so.
+set -euo pipefail
+root=$(cd "$(dirname "$0")/.." && pwd)
+. "$root/scripts/lib/mallocs.sh"
+. "$root/scripts/lib/reco_servers.sh"
+
+short=0 build=$root/build out="" profiles="realistic compact"
+while [ $# -gt 0 ]; do
+  case "$1" in
+    --short) short=1 ;;
+    --build) build=${2:?--build needs a directory}; shift ;;
+    --out) out=${2:?--out needs a directory}; shift ;;
+    --profiles) profiles=${2:?--profiles needs a list}; shift ;;
+    -h|--help) sed -n '2,15p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    *) echo "malloc_swap.sh: unknown argument '$1' (see --help)" >&2; exit 2 ;;
+  esac
+  shift
+done
+for p in $profiles; do
+  case $p in realistic|compact) ;; *) echo "malloc_swap.sh: --profiles: unknown profile '$p'" >&2; exit 2 ;; esac
+done
+for bin in server/reco_server client/reco_load; do
+  [ -x "$build/$bin" ] || { echo "malloc_swap.sh: $build/$bin is missing: build first (scripts/build.sh)" >&2; exit 2; }
+done
+if sanitized_build "$build/server/reco_server"; then
+  echo "malloc_swap.sh: $build is a sanitizer build; its runtime must come before any LD_PRELOAD" >&2; exit 2
+fi
+if [ $short -eq 1 ]; then
+  load_flags=(--rounds 1 --warmup 0.3s --duration 1s); profiles=realistic
+else
+  load_flags=(--rounds 5 --warmup 1s --duration 4s)
+fi
+out=${out:-$root/results/malloc-swap-$(date -u +%Y%m%dT%H%M%SZ)}
+mkdir -p "$out"
+trap stop_reco_servers EXIT
+trap 'exit 130' INT TERM
+
+targets=()
+for m in $MALLOCS; do
+  if ! lib=$(malloc_library "$m" 2>"$out/skipped-$m.txt"); then
+    echo "malloc_swap.sh: $m SKIPPED: $(cat "$out/skipped-$m.txt")"
+    continue
+  fi
+  rm -f "$out/skipped-$m.txt"
+  start_reco_server --preload "$lib" "$out/server-heap-$m.log" "$build/server/reco_server" --mode heap || exit 1
+  targets+=(--target "heap-$m=127.0.0.1:$SERVER_PORT")
+done
+start_reco_server --preload "" "$out/server-arena_pool-glibc.log" "$build/server/reco_server" --mode arena_pool || exit 1
+targets+=(--target "arena_pool-glibc=127.0.0.1:$SERVER_PORT")
+
+echo "malloc_swap.sh: $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2- | sed 's/^ //'), $(nproc) CPUs;" \
+     "load before: $(cut -d' ' -f1-3 /proc/loadavg)"
+for profile in $profiles; do
+  echo "malloc_swap.sh: reco_load, $profile text: ${load_flags[*]}"
+  "$build/client/reco_load" "${targets[@]}" --profile "$profile" "${load_flags[@]}" --quiet \
+    --json "$out/swap-$profile.json" >"$out/swap-$profile.txt" 2>&1 \
+    || { echo "malloc_swap.sh: reco_load failed ($profile):" >&2; cat "$out/swap-$profile.txt" >&2; exit 1; }
+  /usr/bin/python3 "$root/scripts/lib/paired_ratios.py" "$out/swap-$profile.json" heap-glibc | sed 's/^/  /'
+done
+echo "malloc_swap.sh: raw results in $out"
