@@ -17,6 +17,9 @@
 # [min-max] of the per-round ratios; the goal (issue 12) is reco_load >= 0.9x h2load's
 # req/s on the ceiling and on arena_pool.
 #
+# reco_load sends one request (--variants 1), the one h2load sends: with its default 4
+# variants the server builds from 4x the catalogue items, which is another workload.
+#
 # h2load counts every HTTP 200 as a success, gRPC errors included: the script checks
 # the bytes it received per request against the response size instead.
 set -euo pipefail
@@ -76,7 +79,7 @@ run_reco_load() {  # MODE ROUND
   local mode=$1 round=$2 s0 s1
   s0=$(cpu_seconds_of "${pid[$mode]}")
   "$build/client/reco_load" --target "$mode=127.0.0.1:${port[$mode]}" --duration "$seconds" --warmup "$warmup" \
-    --rounds 1 --concurrency "$concurrency" --connections "$connections" --items "$items" \
+    --rounds 1 --concurrency "$concurrency" --connections "$connections" --items "$items" --variants 1 \
     ${THREADS:+--threads "$THREADS"} --quiet --json "$work/rl.json" >/dev/null
   s1=$(cpu_seconds_of "${pid[$mode]}")
   /usr/bin/python3 - "$work/rl.json" "$mode" "$round" "$s0" "$s1" >>"$work/runs.jsonl" <<'PY'
