@@ -2,13 +2,15 @@
 # Is reco_load the limit? Runs reco_load and h2load (nghttp2-client, a C HTTP/2 load
 # tool that checks nothing in the replies) against the same reco_server of each mode,
 # at equal concurrency (both closed loops, CONNECTIONS connections, CONCURRENCY
-# requests in flight in all), in interleaved rounds: round r runs every mode with both
-# tools back to back (which tool goes first alternates by round), so machine noise
-# hits both alike and each round gives one paired ratio reco_load / h2load.
+# requests in flight in all, THREADS threads), in interleaved rounds: round r runs
+# every mode with both tools back to back (which tool goes first alternates by round),
+# so machine noise hits both alike and each round gives one paired ratio
+# reco_load / h2load.
 #
 #   client/compare_h2load.sh [BUILD_DIR]    (default: build)
 #   env: MODES="ceiling arena_pool" ROUNDS=5 DURATION=5 WARMUP=1 CONCURRENCY=16
-#        CONNECTIONS=2 ITEMS=200 THREADS=(reco_load's default) JSON=FILE (per-run figures)
+#        CONNECTIONS=2 ITEMS=200 THREADS=(one per connection, at most the CPUs; both tools)
+#        JSON=FILE (per-run figures)
 #
 # Per run: req/s; the client's CPU per response (h2load: its whole process over
 # warm-up + window; reco_load: its own process over the measured window, from its
@@ -49,6 +51,9 @@ first=${modes%% *}
 "$build/client/reco_load" --target "x=127.0.0.1:${port[$first]}" --items "$items" --write_request "$work/req.bin"
 
 per_conn=$((concurrency / connections))
+# Both tools get the same threads: THREADS, or reco_load's default (one per
+# connection, at most the CPUs); h2load runs one event loop per thread (-t).
+threads=${THREADS:-$(( connections < $(nproc) ? connections : $(nproc) ))}
 ticks=$(getconf CLK_TCK)
 cpu_seconds_of() { awk -v t="$ticks" '{print ($14 + $15) / t}' "/proc/$1/stat"; }
 TIMEFORMAT='%U %S %R'   # bash's `time`: the child's CPU seconds and wall time
@@ -57,7 +62,7 @@ TIMEFORMAT='%U %S %R'   # bash's `time`: the child's CPU seconds and wall time
 run_h2load() {  # MODE ROUND
   local mode=$1 round=$2 out rate done_n data s0 s1
   s0=$(cpu_seconds_of "${pid[$mode]}")
-  { time h2load -D "$seconds" --warm-up-time "$warmup" -c "$connections" -m "$per_conn" -d "$work/req.bin" \
+  { time h2load -D "$seconds" --warm-up-time "$warmup" -t "$threads" -c "$connections" -m "$per_conn" -d "$work/req.bin" \
       -H 'content-type: application/grpc' -H 'te: trailers' \
       "http://127.0.0.1:${port[$mode]}/reco.v1.Recommender/Recommend" >"$work/h2.out" 2>&1; } 2>"$work/h2.time"
   s1=$(cpu_seconds_of "${pid[$mode]}")
@@ -80,7 +85,7 @@ run_reco_load() {  # MODE ROUND
   s0=$(cpu_seconds_of "${pid[$mode]}")
   "$build/client/reco_load" --target "$mode=127.0.0.1:${port[$mode]}" --duration "$seconds" --warmup "$warmup" \
     --rounds 1 --concurrency "$concurrency" --connections "$connections" --items "$items" --variants 1 \
-    ${THREADS:+--threads "$THREADS"} --quiet --json "$work/rl.json" >/dev/null
+    --threads "$threads" --quiet --json "$work/rl.json" >/dev/null
   s1=$(cpu_seconds_of "${pid[$mode]}")
   /usr/bin/python3 - "$work/rl.json" "$mode" "$round" "$s0" "$s1" >>"$work/runs.jsonl" <<'PY'
 import json, sys
@@ -95,7 +100,7 @@ PY
 
 echo "machine: $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2- | sed 's/^ //'), $(nproc) CPUs;" \
      "load before: $(cut -d' ' -f1-3 /proc/loadavg)"
-echo "both tools: $connections connections x $per_conn streams, ${warmup} s warm-up + ${seconds} s, $items items;" \
+echo "both tools: $threads thread(s), $connections connections x $per_conn streams, ${warmup} s warm-up + ${seconds} s, $items items;" \
      "modes: $modes; $rounds rounds"
 : >"$work/runs.jsonl"
 for round in $(seq "$rounds"); do
