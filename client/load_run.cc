@@ -12,6 +12,7 @@
 #include "absl/strings/str_join.h"
 #include "client/load_driver.h"
 #include "client/machine_cpu.h"
+#include "client/noise_guard.h"
 #include "client/request_set.h"
 #include "client/target_link.h"
 
@@ -216,6 +217,7 @@ absl::StatusOr<RunReport> RunLoad(const LoadOptions& options, const std::string&
     }
   }
   for (const TargetResult& t : report.targets) AddWarnings(report, t, &report.warnings);
+  AddNoiseWarnings(report, &report.warnings);
   report.wall_seconds = (MonotonicNanos() - run_start) / 1e9;
   return report;
 }

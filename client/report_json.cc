@@ -2,6 +2,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
+#include "client/noise_guard.h"
 #include "client/report_figures.h"
 #include "client/report_renderers.h"
 #include "core/response_builder.h"
@@ -111,7 +112,8 @@ json MachineJson(const MachineWindow& m) {
           {"cpus", m.cpus},
           {"busy_cpu_seconds", OptionalJson(m.busy_cpu_seconds)},
           {"other_cpu_seconds", OptionalJson(m.other_cpu_seconds)},
-          {"other_cpu_share", OptionalJson(share)}};
+          {"other_cpu_share", OptionalJson(share)},
+          {"disturbed", Disturbed(m)}};
 }
 
 }  // namespace
@@ -124,12 +126,14 @@ std::string RenderJson(const RunReport& report) {
     const TargetResult& t = report.targets[ti];
     std::optional<double> share = report.QpsShareOfCeiling(ti);
     json rounds = json::array();
+    json disturbed = json::array();
     for (const RoundResult& r : t.rounds) {
       rounds.push_back({{"round", r.round},
                         {"figures", FiguresJson(figures, r)},
                         {"client", ClientJson(r.client, o.open_loop())},
                         {"server", ServerJson(r.server)},
                         {"machine", MachineJson(r.machine)}});
+      if (Disturbed(r.machine)) disturbed.push_back(r.round);
     }
     json ratios = json::object();
     for (const Figure& f : figures) ratios[f.key] = PairedJson(RatioToBaseline(report, ti, f));
@@ -147,6 +151,7 @@ std::string RenderJson(const RunReport& report) {
                        {"client", ClientJson(t.client, o.open_loop())},
                        {"server", ServerJson(t.server)},
                        {"machine", MachineJson(t.machine)},
+                       {"disturbed_rounds", disturbed},
                        {"rounds", rounds}});
   }
   json target_specs = json::array();
@@ -181,6 +186,8 @@ std::string RenderJson(const RunReport& report) {
         {"client_malloc", e.client_malloc},
         {"started_utc", e.started_utc},
         {"command_line", e.command_line}}},
+      {"noise_guard",
+       {{"disturbed_other_cpu_share", kDisturbedOtherCpuShare}, {"client_busy_share", kClientBusyShare}}},
       {"targets", targets},
       {"error_rate", report.error_rate()},
       {"wall_seconds", report.wall_seconds},

@@ -222,10 +222,15 @@ TEST(NoiseGuard, OtherProcessesCpuPerRoundInTheReports) {
   }
   nlohmann::json doc = nlohmann::json::parse(RenderJson(r));
   const auto& heap = doc["targets"][0];
+  EXPECT_EQ(heap["disturbed_rounds"], nlohmann::json::array({2}));
+  EXPECT_EQ(heap["rounds"][1]["machine"]["disturbed"], true);
+  EXPECT_EQ(heap["rounds"][0]["machine"]["disturbed"], false);
   EXPECT_NEAR(heap["rounds"][1]["figures"]["machine_other_cpu_percent"].get<double>(), 35.0, 1e-9);
   EXPECT_NEAR(heap["figures"]["machine_other_cpu_percent"].get<double>(), 3.2 / 16 * 100, 1e-9);
+  EXPECT_EQ(doc["targets"][1]["disturbed_rounds"], nlohmann::json::array());
   // What other processes did is no property of a target: no ratio to the baseline.
   EXPECT_TRUE(doc["targets"][1]["ratios_to_baseline"]["machine_other_cpu_percent"].is_null());
+  EXPECT_DOUBLE_EQ(doc["noise_guard"]["disturbed_other_cpu_share"].get<double>(), 0.10);
   EXPECT_NE(Line(RenderTable(r), "other processes' CPU (% of machine)").find(" 20.0 "), std::string::npos)
       << RenderTable(r);
 }
