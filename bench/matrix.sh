@@ -9,7 +9,9 @@
 #      itself runs on glibc in every column, so only the servers' malloc changes).
 # Raw JSON and server logs go to a results folder (git-ignored); bench/matrix_page.py
 # then writes the page (docs/RESULTS.md, SVG charts in docs/results/). A malloc that
-# is not installed is reported SKIPPED, in the output and the page.
+# is not installed is reported SKIPPED, in the output and the page. How busy the
+# machine was before the run (load, a 1-second busy sample) and the rounds reco_load
+# marked disturbed by other processes are on the page too.
 #
 #   bench/matrix.sh [--short] [--build DIR] [--out DIR] [--page FILE] [--mallocs "glibc mimalloc"]
 #
@@ -24,6 +26,7 @@
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 . "$root/scripts/lib/mallocs.sh"
+. "$root/scripts/lib/machine_load.sh"
 
 short=0
 build=$root/build
@@ -38,7 +41,7 @@ while [ $# -gt 0 ]; do
     --out) out=$2; shift ;;
     --page) page=$2; shift ;;
     --mallocs) mallocs=$2; shift ;;
-    -h|--help) sed -n '2,23p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    -h|--help) sed -n '2,25p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
     *) echo "matrix.sh: unknown argument '$1' (see --help)" >&2; exit 2 ;;
   esac
   shift
@@ -70,11 +73,15 @@ modes="heap reuse arena arena_pool fragments"  # servers; reco_bench has the fou
 trap stop_reco_servers EXIT
 trap 'exit 130' INT TERM
 
+# Sampled before anything of ours runs: how busy the machine already was.
+machine_before=$(machine_load_line)
+echo "matrix.sh: machine before run: $machine_before"
 {
   echo "mode=$([ $short -eq 1 ] && echo short || echo full)"
   echo "command=$command_line"
   echo "started_utc=$(date -u +%Y-%m-%dT%H:%M:%SZ)"
   echo "loadavg_start=$(cut -d' ' -f1-3 /proc/loadavg)"
+  echo "machine_before=$machine_before"
   echo "profiles=$profiles"
   echo "bench_flags=${bench_flags[*]}"
   echo "bench_filter=$bench_filter"

@@ -92,18 +92,28 @@ def micros(run, clock):
 
 
 def load_service(path):
-    """target name -> {qps, lo, hi, share, cpu, build_allocs, process_allocs, errors}."""
+    """target name -> {qps, lo, hi, share, cpu, build_allocs, process_allocs, errors, ...}.
+
+    reco_load's own paired ratios (ratios_to_baseline, share_of_ceiling) and its
+    noise guard (disturbed_rounds, each round's machine.other_cpu_share) are kept when
+    the report has them; reports from before they existed leave them empty."""
     with open(path) as f:
         doc = json.load(f)
     out = {}
     for t in doc["targets"]:
         fig = t["figures"]
         out[t["name"]] = {
+            "name": t["name"], "baseline": doc["parameters"].get("baseline"),
             "qps": fig["qps"], "lo": t["qps_min_round"], "hi": t["qps_max_round"],
-            "share": t.get("qps_share_of_ceiling"), "cpu": fig.get("server_cpu_us_per_rpc"),
+            "share": t.get("qps_share_of_ceiling"),
+            "share_paired": (t.get("share_of_ceiling") or {}).get("qps"),
+            "ratios": t.get("ratios_to_baseline") or {},
+            "cpu": fig.get("server_cpu_us_per_rpc"),
             "build_allocs": fig.get("server_build_allocs_per_rpc"),
             "process_allocs": fig.get("server_process_allocs_per_rpc"),
             "p99": fig.get("latency_p99_ms"), "errors": fig.get("errors"),
+            "disturbed": t.get("disturbed_rounds", []),
+            "other_cpu": {r["round"]: (r.get("machine") or {}).get("other_cpu_share") for r in t.get("rounds", [])},
             "rounds": [r["figures"] for r in t.get("rounds", [])]}
     return out, doc
 
@@ -111,7 +121,11 @@ def load_service(path):
 def paired_ratio(target, baseline, key):
     """'x1.23 [1.10-1.40]': the median of the per-round ratios target/baseline with
     their min-max (reco_load drives targets in interleaved rounds, so a round's noise
-    hits both); the whole-run ratio when the report has no rounds."""
+    hits both). reco_load's own figure when the baseline is the report's; computed
+    the same way from the rounds otherwise (or for reports from before it had one)."""
+    own = target["ratios"].get(key) if baseline.get("name") == target.get("baseline") else None
+    if own:
+        return f"x{own['median']:.2f} [{own['min']:.2f}-{own['max']:.2f}]"
     pairs = [(a.get(key), b.get(key)) for a, b in zip(target.get("rounds", []), baseline.get("rounds", []))]
     ratios = sorted(a / b for a, b in pairs if a is not None and b)
     if not ratios:
@@ -119,6 +133,39 @@ def paired_ratio(target, baseline, key):
     mid = len(ratios) // 2
     median = ratios[mid] if len(ratios) % 2 else (ratios[mid - 1] + ratios[mid]) / 2
     return f"x{median:.2f} [{ratios[0]:.2f}-{ratios[-1]:.2f}]"
+
+
+def share_text(s):
+    """A target's share of the ceiling: reco_load's median of the per-round shares with
+    their min-max when it has one ('42 %** [40-45]' inside bold), else the whole-run share."""
+    p = s.get("share_paired")
+    if p and p["rounds"] > 1:
+        return f"**{p['median'] * 100:.0f} %** [{p['min'] * 100:.0f}-{p['max'] * 100:.0f}]"
+    if p:
+        return f"**{p['median'] * 100:.0f} %**"
+    return f"**{s['share'] * 100:.0f} %**" if s.get("share") is not None else ""
+
+
+def disturbed_note(service, ran, profile):
+    """The sentence under a QPS table on the rounds reco_load's noise guard marked."""
+    marked, measured = [], False
+    for m in ran:
+        for t in TARGETS:
+            s = service[(m, profile)].get(t)
+            if not s:
+                continue
+            measured = measured or any(v is not None for v in s["other_cpu"].values())
+            for r in s["disturbed"]:
+                share = s["other_cpu"].get(r)
+                marked.append(f"{m} `{t}` round {r}" + (f" ({share * 100:.0f} %)" if share is not None else ""))
+    if marked:
+        return ("† Rounds disturbed by other processes (they used more than 10 % of the machine's CPU during the "
+                "measured window; those rounds' figures are suspect, rerun on a quiet machine): "
+                + ", ".join(marked) + ".")
+    if measured:
+        return ("No round was disturbed: other processes stayed under 10 % of the machine's CPU in every "
+                "measured window (reco_load's noise guard).")
+    return ""
 
 
 def fmt(value, decimals=0):
@@ -249,7 +296,8 @@ def main():
     add(f"| run | {meta['started_utc']} to {meta.get('finished_utc', '?')}, "
         f"{int(meta.get('wall_seconds', 0)) // 60} min {int(meta.get('wall_seconds', 0)) % 60} s; load average "
         f"{meta.get('loadavg_start', '?')} before, {meta.get('loadavg_end', '?')} after (other jobs shared the "
-        f"machine: read differences under ~10-20 % as noise) |")
+        f"machine: read differences under ~10-20 % as noise); machine before run: "
+        f"{meta.get('machine_before', 'not recorded')} |")
     add(f"| command | `{meta['command']}` |")
     # A "|" inside a table cell ends the cell, even in code: escape it.
     bench_cell = f"`--benchmark_filter='{meta['bench_filter']}' {meta['bench_flags']}`".replace("|", "\\|")
@@ -279,7 +327,8 @@ def main():
     for p in profiles:
         add(f"### {p.capitalize()} text, 200 items")
         add("")
-        add("QPS (OK responses per second, all rounds; min-max over rounds) and share of the ceiling:")
+        add("QPS (OK responses per second, all rounds; min-max over rounds) and share of the ceiling (median of "
+            "the per-round shares [min-max]):")
         add("")
         add("| mode | " + " | ".join(MALLOCS) + " |")
         add("|---|" + "---:|" * len(MALLOCS))
@@ -293,11 +342,17 @@ def main():
                 if s is None:
                     cells.append("n/a")
                     continue
-                share = f", **{s['share'] * 100:.0f} %**" if s["share"] is not None else ""
+                share = share_text(s)
+                share = f", {share}" if share else ""
                 spread = f" ({s['lo']:,.0f}-{s['hi']:,.0f})" if s["hi"] > s["lo"] else ""
-                cells.append(f"{s['qps']:,.0f}{spread}{share}")
+                mark = " †" if s["disturbed"] else ""
+                cells.append(f"{s['qps']:,.0f}{spread}{share}{mark}")
             add(f"| `{t}` | " + " | ".join(cells) + " |")
         add("")
+        note = disturbed_note(service, ran, p)
+        if note:
+            add(note)
+            add("")
         add("Server CPU per RPC in µs (user + system of the server process over the measured windows; steadier "
             "than QPS on a shared machine), and build / whole-process allocations per RPC (exact counts):")
         add("")

@@ -44,6 +44,7 @@ row = re.search(r"^\| `ceiling` \|(.*)\|$", page, re.M)
 assert row, "no ceiling row in the service table"
 assert row.group(1).count("**100 %**") == len(ran), row.group(0)
 assert "QPS share of ceiling" in out, "reco_load's table has no share row"
+assert "machine before run: load " in page, "the page does not say how busy the machine was before the run"
 for m in ran:
     doc = json.load(open(os.path.join(work, "raw", m, "load-realistic.json")))
     names = [t["name"] for t in doc["targets"]]
@@ -54,6 +55,8 @@ for m in ran:
         assert t["figures"]["qps"] > 0, (m, t["name"])
         assert t["server"]["mode"] == t["name"], (m, t["name"], t["server"]["mode"])
         assert 0 < t["qps_share_of_ceiling"], (m, t["name"])
+        assert t["ratios_to_baseline"]["qps"]["rounds"] == 1, (m, t["name"], t["ratios_to_baseline"]["qps"])
+        assert all("other_cpu_share" in r["machine"] for r in t["rounds"]), (m, t["name"])
     bench = json.load(open(os.path.join(work, "raw", m, "bench.json")))
     names = {r["name"] for r in bench["benchmarks"]}
     assert len([n for n in names if n.startswith("BM_Cycle/")]) == 24, sorted(names)

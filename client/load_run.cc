@@ -2,6 +2,7 @@
 #include "client/load_run.h"
 
 #include <sys/resource.h>
+#include <unistd.h>
 
 #include <memory>
 #include <thread>
@@ -10,6 +11,8 @@
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
 #include "client/load_driver.h"
+#include "client/machine_cpu.h"
+#include "client/noise_guard.h"
 #include "client/request_set.h"
 #include "client/target_link.h"
 
@@ -176,9 +179,15 @@ absl::StatusOr<RunReport> RunLoad(const LoadOptions& options, const std::string&
       WaitUntil(plan.measure_start_ns, tick);
       absl::StatusOr<v1::StatsSnapshot> before;
       if (has_stats[ti]) before = link.Snapshot(options.probe_deadline);
+      // The machine's busy CPU is read right beside the client's own, so that the two
+      // cover the same stretch of time (the noise guard subtracts one from the other).
+      const int64_t machine_start_ns = MonotonicNanos();
+      const std::optional<double> busy_start = ReadBusyCpuSeconds();
       const double cpu_start = ProcessCpuSeconds();
       WaitUntil(plan.measure_end_ns, tick);
       const double cpu_end = ProcessCpuSeconds();
+      const std::optional<double> busy_end = ReadBusyCpuSeconds();
+      const int64_t machine_end_ns = MonotonicNanos();
       absl::StatusOr<v1::StatsSnapshot> after;
       if (has_stats[ti]) after = link.Snapshot(options.probe_deadline);
       RoundResult r;
@@ -192,13 +201,25 @@ absl::StatusOr<RunReport> RunLoad(const LoadOptions& options, const std::string&
       } else {
         r.server = ServerFiguresBetween(*before, *after);
       }
+      // The server's CPU is part of the machine's busy time only when it runs here. A
+      // server inside this very process (the tests') is already in the client's CPU.
+      std::optional<double> server_cpu;
+      if (r.server.available && r.server.pid == getpid()) {
+        server_cpu = 0.0;
+      } else if (r.server.available && IsLoopbackTarget(link.spec().address)) {
+        server_cpu = r.server.cpu_user_seconds + r.server.cpu_system_seconds;
+      }
+      r.machine = MachineWindowOf(busy_start, busy_end, (machine_end_ns - machine_start_ns) / 1e9,
+                                  report.environment.cpus, r.client.client_cpu_seconds, server_cpu);
       TargetResult& t = report.targets[ti];
       t.client.Merge(r.client);
       t.server.Merge(r.server);
+      t.machine.Merge(r.machine);
       t.rounds.push_back(std::move(r));
     }
   }
   for (const TargetResult& t : report.targets) AddWarnings(report, t, &report.warnings);
+  AddNoiseWarnings(report, &report.warnings);
   report.wall_seconds = (MonotonicNanos() - run_start) / 1e9;
   return report;
 }

@@ -15,11 +15,12 @@ constexpr double kMiB = 1024.0 * 1024.0;
 
 Figure Client(std::string key, std::string label, int decimals, std::function<Value(const ClientFigures&)> f) {
   return {std::move(key), std::move(label), "client", decimals,
-          [f](const ClientFigures& c, const ServerFigures&) { return f(c); }};
+          [f](const ClientFigures& c, const ServerFigures&, const MachineWindow&) { return f(c); }};
 }
 
 Figure Server(std::string key, std::string label, int decimals, std::function<Value(const ServerFigures&)> f) {
-  return {std::move(key), std::move(label), "server", decimals, [f](const ClientFigures&, const ServerFigures& s) {
+  return {std::move(key), std::move(label), "server", decimals,
+          [f](const ClientFigures&, const ServerFigures& s, const MachineWindow&) {
             return s.available && s.rpcs > 0 ? f(s) : Value();
           }};
 }
@@ -67,6 +68,13 @@ std::vector<Figure> ReportFigures(const LoadOptions& options) {
   }
   f.push_back(Client("client_cpu_us_per_response", "client CPU/response (us)", 1,
                      [](const ClientFigures& c) { return c.client_cpu_micros_per_response(); }));
+  // Measured by the client around its window (client/machine_cpu.h): the noise guard.
+  f.push_back({"machine_other_cpu_percent", "other processes' CPU (% of machine)", "client", 1,
+               [](const ClientFigures&, const ServerFigures&, const MachineWindow& m) {
+                 std::optional<double> share = m.OtherShare();
+                 return share ? Value(*share * 100) : Value();
+               },
+               /*has_ratio=*/false});
   f.push_back(Client("errors", "errors", 0, [](const ClientFigures& c) { return c.errors(); }));
   f.push_back(Client("received_mib_per_second", "received (MiB/s)", 1,
                      [](const ClientFigures& c) { return c.seconds > 0 ? c.response_bytes / kMiB / c.seconds : 0.0; }));
@@ -118,6 +126,16 @@ std::vector<Figure> ReportFigures(const LoadOptions& options) {
 std::string FormatFigure(const Figure& figure, std::optional<double> value) {
   if (!value) return "n/a";
   return absl::StrFormat("%.*f", figure.decimals, *value);
+}
+
+std::optional<PairedRatio> RatioToBaseline(const RunReport& report, size_t target, const Figure& figure) {
+  if (!figure.has_ratio || target >= report.targets.size()) return std::nullopt;
+  auto per_round = [&figure](const TargetResult& t) {
+    std::vector<std::optional<double>> values;
+    for (const RoundResult& r : t.rounds) values.push_back(figure.Of(r));
+    return values;
+  };
+  return PairRounds(per_round(report.targets[target]), per_round(report.targets[0]));
 }
 
 }  // namespace reco

@@ -1,11 +1,13 @@
 // ReportFigures: the named figures the table, CSV and HTML reports show, each
-// computed the same way from a (client window, server window) pair -- a round's or
-// the run's totals -- so every renderer prints the same number for the same thing.
+// computed the same way from a (client, server, machine) window -- a round's or the
+// run's totals -- so every renderer prints the same number for the same thing, and
+// RatioToBaseline, the paired ratio every renderer prints beside it.
 //
 // Example:
 //   for (const reco::Figure& f : reco::ReportFigures(report.options)) {
-//     std::optional<double> v = f.value(target.client, target.server);   // nullopt: n/a
-//     std::string text = reco::FormatFigure(f, v);                       // "12,345" / "n/a"
+//     std::optional<double> v = f.Of(target);              // run totals; nullopt: n/a
+//     std::string text = reco::FormatFigure(f, v);         // "12345" / "n/a"
+//     std::optional<reco::PairedRatio> r = reco::RatioToBaseline(report, i, f);
 //   }
 //
 // Thread-safety: the returned list is immutable.
@@ -19,6 +21,9 @@
 
 #include "client/client_figures.h"
 #include "client/load_options.h"
+#include "client/machine_cpu.h"
+#include "client/paired_ratio.h"
+#include "client/run_report.h"
 #include "client/server_figures.h"
 
 namespace reco {
@@ -26,10 +31,16 @@ namespace reco {
 struct Figure {
   std::string key;      // JSON/CSV name: "qps", "latency_p99_ms", "server_build_allocs_per_rpc"
   std::string label;    // terminal/HTML label: "p99 latency (ms)"
-  std::string section;  // "client" or "server"
+  std::string section;  // "client" (what the client measured) or "server"
   int decimals = 0;
   // nullopt when the figure does not apply (server side unavailable, closed loop ...).
-  std::function<std::optional<double>(const ClientFigures&, const ServerFigures&)> value;
+  std::function<std::optional<double>(const ClientFigures&, const ServerFigures&, const MachineWindow&)> value;
+  // False for a figure whose ratio to the baseline means nothing (what OTHER
+  // processes did): RatioToBaseline gives nullopt for it.
+  bool has_ratio = true;
+
+  std::optional<double> Of(const RoundResult& r) const { return value(r.client, r.server, r.machine); }
+  std::optional<double> Of(const TargetResult& t) const { return value(t.client, t.server, t.machine); }
 };
 
 // The figures for a run with these options (open-loop figures only for open loops).
@@ -37,6 +48,10 @@ std::vector<Figure> ReportFigures(const LoadOptions& options);
 
 // "12345.68" with the figure's decimals, "n/a" for nullopt.
 std::string FormatFigure(const Figure& figure, std::optional<double> value);
+
+// Target `target`'s figure over the baseline's (report.targets[0]), paired round by
+// round (PairRounds); nullopt when no round pairs or the figure has no ratio.
+std::optional<PairedRatio> RatioToBaseline(const RunReport& report, size_t target, const Figure& figure);
 
 }  // namespace reco
 

@@ -50,7 +50,7 @@ std::string AllocationChart(const RunReport& report) {
   }
   for (const TargetResult& t : report.targets) {
     BarGroup g{t.spec.name, {}, {}};
-    for (const Figure& f : figures) g.values.push_back(f.value(t.client, t.server));
+    for (const Figure& f : figures) g.values.push_back(f.Of(t));
     groups.push_back(std::move(g));
   }
   return BarChartSvg("Server allocations per RPC", "allocations per RPC",
@@ -61,29 +61,39 @@ std::string FigureTable(const RunReport& report) {
   std::string s = "<table>\n<tr><th></th>";
   for (const TargetResult& t : report.targets) absl::StrAppend(&s, "<th>", EscapeXml(t.spec.name), "</th>");
   absl::StrAppend(&s, "</tr>\n");
+  bool any_skipped = false;  // some ratio is over fewer rounds: the legend says what "*" means
   for (const Figure& f : ReportFigures(report.options)) {
     absl::StrAppend(&s, "<tr><td>", EscapeXml(f.label), "</td>");
-    std::optional<double> baseline;
     for (size_t i = 0; i < report.targets.size(); ++i) {
-      const TargetResult& t = report.targets[i];
-      std::optional<double> v = f.value(t.client, t.server);
-      if (i == 0) baseline = v;
-      std::string ratio = i > 0 && v && baseline && *baseline != 0
-                              ? absl::StrFormat(" <span class=\"ratio\">x%.2f</span>", *v / *baseline)
-                              : "";
-      absl::StrAppend(&s, "<td>", FormatFigure(f, v), ratio, "</td>");
+      std::string ratio;
+      if (std::optional<PairedRatio> r = i > 0 ? RatioToBaseline(report, i, f) : std::nullopt) {
+        ratio = absl::StrCat(" <span class=\"ratio\">", FormatPairedRatio(*r), "</span>");
+        any_skipped |= r->skipped > 0;
+      }
+      absl::StrAppend(&s, "<td>", FormatFigure(f, f.Of(report.targets[i])), ratio, "</td>");
     }
     absl::StrAppend(&s, "</tr>\n");
     if (f.key == "qps" && report.CeilingIndex() >= 0) {
       absl::StrAppend(&s, "<tr><td>QPS share of ceiling</td>");
       for (size_t i = 0; i < report.targets.size(); ++i) {
-        std::optional<double> v = report.QpsShareOfCeiling(i);
-        absl::StrAppend(&s, "<td>", v ? absl::StrFormat("%.0f%%", *v * 100) : "n/a", "</td>");
+        std::optional<PairedRatio> v = report.PairedQpsShareOfCeiling(i);
+        absl::StrAppend(&s, "<td>", v ? FormatPairedShare(*v) : "n/a", "</td>");
+        any_skipped |= v && v->skipped > 0;
       }
       absl::StrAppend(&s, "</tr>\n");
     }
   }
-  return s + "</table>\n";
+  absl::StrAppend(&s, "</table>\n");
+  if (!report.targets.empty()) {
+    const int rounds = static_cast<int>(report.targets[0].rounds.size());
+    absl::StrAppend(&s, "<p class=\"ratio\">",
+                    EscapeXml(PairedRatioLegend(rounds, report.targets[0].spec.name, any_skipped)));
+    if (report.CeilingIndex() >= 0 && rounds > 1) {
+      absl::StrAppend(&s, ". QPS share of ceiling: median of the per-round shares [min-max]");
+    }
+    absl::StrAppend(&s, ".</p>\n");
+  }
+  return s;
 }
 
 }  // namespace

@@ -2,6 +2,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
+#include "client/noise_guard.h"
 #include "client/report_figures.h"
 #include "client/report_renderers.h"
 #include "core/response_builder.h"
@@ -87,13 +88,32 @@ json ServerJson(const ServerFigures& s) {
             {"arena_overflows", s.arena_overflows}}}};
 }
 
-json FiguresJson(const std::vector<Figure>& figures, const ClientFigures& c, const ServerFigures& s) {
+template <typename Window>  // RoundResult or TargetResult
+json FiguresJson(const std::vector<Figure>& figures, const Window& w) {
   json j = json::object();
   for (const Figure& f : figures) {
-    std::optional<double> v = f.value(c, s);
+    std::optional<double> v = f.Of(w);
     j[f.key] = v ? json(*v) : json(nullptr);
   }
   return j;
+}
+
+json OptionalJson(std::optional<double> v) { return v ? json(*v) : json(nullptr); }
+
+json PairedJson(const std::optional<PairedRatio>& p) {
+  if (!p) return nullptr;
+  return {{"median", p->median}, {"min", p->min},         {"max", p->max},
+          {"rounds", p->rounds}, {"skipped", p->skipped}, {"measurable", p->measurable()}};
+}
+
+json MachineJson(const MachineWindow& m) {
+  std::optional<double> share = m.OtherShare();
+  return {{"seconds", m.seconds},
+          {"cpus", m.cpus},
+          {"busy_cpu_seconds", OptionalJson(m.busy_cpu_seconds)},
+          {"other_cpu_seconds", OptionalJson(m.other_cpu_seconds)},
+          {"other_cpu_share", OptionalJson(share)},
+          {"disturbed", Disturbed(m)}};
 }
 
 }  // namespace
@@ -106,21 +126,32 @@ std::string RenderJson(const RunReport& report) {
     const TargetResult& t = report.targets[ti];
     std::optional<double> share = report.QpsShareOfCeiling(ti);
     json rounds = json::array();
+    json disturbed = json::array();
     for (const RoundResult& r : t.rounds) {
       rounds.push_back({{"round", r.round},
-                        {"figures", FiguresJson(figures, r.client, r.server)},
+                        {"figures", FiguresJson(figures, r)},
                         {"client", ClientJson(r.client, o.open_loop())},
-                        {"server", ServerJson(r.server)}});
+                        {"server", ServerJson(r.server)},
+                        {"machine", MachineJson(r.machine)}});
+      if (Disturbed(r.machine)) disturbed.push_back(r.round);
     }
+    json ratios = json::object();
+    for (const Figure& f : figures) ratios[f.key] = PairedJson(RatioToBaseline(report, ti, f));
     auto [lo, hi] = t.QpsRange();
     targets.push_back({{"name", t.spec.name},
                        {"address", t.spec.address},
-                       {"figures", FiguresJson(figures, t.client, t.server)},
+                       {"figures", FiguresJson(figures, t)},
+                       {"ratios_to_baseline", ratios},
                        {"qps_min_round", lo},
                        {"qps_max_round", hi},
-                       {"qps_share_of_ceiling", share ? json(*share) : json(nullptr)},
+                       {"qps_share_of_ceiling", OptionalJson(share)},
+                       {"share_of_ceiling",
+                        report.CeilingIndex() >= 0 ? json{{"qps", PairedJson(report.PairedQpsShareOfCeiling(ti))}}
+                                                   : json(nullptr)},
                        {"client", ClientJson(t.client, o.open_loop())},
                        {"server", ServerJson(t.server)},
+                       {"machine", MachineJson(t.machine)},
+                       {"disturbed_rounds", disturbed},
                        {"rounds", rounds}});
   }
   json target_specs = json::array();
@@ -155,6 +186,8 @@ std::string RenderJson(const RunReport& report) {
         {"client_malloc", e.client_malloc},
         {"started_utc", e.started_utc},
         {"command_line", e.command_line}}},
+      {"noise_guard",
+       {{"disturbed_other_cpu_share", kDisturbedOtherCpuShare}, {"client_busy_share", kClientBusyShare}}},
       {"targets", targets},
       {"error_rate", report.error_rate()},
       {"wall_seconds", report.wall_seconds},
@@ -164,20 +197,45 @@ std::string RenderJson(const RunReport& report) {
 
 std::string RenderCsv(const RunReport& report) {
   const std::vector<Figure> figures = ReportFigures(report.options);
+  const bool ceiling = report.CeilingIndex() >= 0;
   std::vector<std::string> header = {"target", "address", "round"};
   for (const Figure& f : figures) header.push_back(f.key);
+  if (ceiling) header.push_back("qps_share_of_ceiling");
   std::string out = absl::StrJoin(header, ",") + "\n";
-  auto row = [&](const TargetResult& t, const std::string& round, const ClientFigures& c, const ServerFigures& s) {
-    std::vector<std::string> cells = {t.spec.name, t.spec.address, round};
-    for (const Figure& f : figures) {
-      std::optional<double> v = f.value(c, s);
-      cells.push_back(v ? FormatFigure(f, v) : "");
-    }
-    absl::StrAppend(&out, absl::StrJoin(cells, ","), "\n");
+  auto cell = [](std::optional<double> v, int decimals) {
+    return v ? absl::StrFormat("%.*f", decimals, *v) : std::string();
   };
-  for (const TargetResult& t : report.targets) {
-    for (const RoundResult& r : t.rounds) row(t, absl::StrCat(r.round), r.client, r.server);
-    row(t, "all", t.client, t.server);
+  for (size_t ti = 0; ti < report.targets.size(); ++ti) {
+    const TargetResult& t = report.targets[ti];
+    const std::optional<PairedRatio> share = ceiling ? report.PairedQpsShareOfCeiling(ti) : std::nullopt;
+    auto row = [&](const std::string& round, const std::vector<std::string>& figure_cells,
+                   std::optional<double> share_cell) {
+      std::vector<std::string> cells = {t.spec.name, t.spec.address, round};
+      cells.insert(cells.end(), figure_cells.begin(), figure_cells.end());
+      if (ceiling) cells.push_back(cell(share_cell, 4));
+      absl::StrAppend(&out, absl::StrJoin(cells, ","), "\n");
+    };
+    for (size_t k = 0; k < t.rounds.size(); ++k) {
+      std::vector<std::string> cells;
+      for (const Figure& f : figures) cells.push_back(cell(f.Of(t.rounds[k]), f.decimals));
+      row(absl::StrCat(t.rounds[k].round), cells,
+          share && k < share->by_round.size() ? share->by_round[k] : std::nullopt);
+    }
+    std::vector<std::string> totals;
+    for (const Figure& f : figures) totals.push_back(cell(f.Of(t), f.decimals));
+    row("all", totals, ceiling ? report.QpsShareOfCeiling(ti) : std::nullopt);
+    // The paired ratios to the baseline (and the paired share of the ceiling).
+    std::vector<std::optional<PairedRatio>> ratios;
+    for (const Figure& f : figures) ratios.push_back(RatioToBaseline(report, ti, f));
+    auto part = [](const std::optional<PairedRatio>& r, double PairedRatio::*field) {
+      return r ? std::optional<double>((*r).*field) : std::nullopt;
+    };
+    for (auto [name, field] : {std::pair{"ratio_median", &PairedRatio::median},
+                               std::pair{"ratio_min", &PairedRatio::min}, std::pair{"ratio_max", &PairedRatio::max}}) {
+      std::vector<std::string> cells;
+      for (const std::optional<PairedRatio>& r : ratios) cells.push_back(cell(part(r, field), 4));
+      row(name, cells, part(share, field));
+    }
   }
   return out;
 }

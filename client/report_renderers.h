@@ -1,7 +1,9 @@
 // Renderers of a RunReport: a terminal table, JSON (every figure, the parameters and
-// the environment), CSV (one row per target and round, plus an "all" row per target)
-// and a self-contained HTML page (inline SVG charts only; nothing is loaded from the
-// network).
+// the environment), CSV (one row per target and round, plus an "all" row and the
+// paired-ratio rows per target) and a self-contained HTML page (inline SVG charts
+// only; nothing is loaded from the network). Every ratio they show comes from
+// RatioToBaseline / RunReport::PairedQpsShareOfCeiling (client/paired_ratio.h): the
+// median of the per-round ratios with their min-max, never a ratio of run totals.
 //
 // Example:
 //   std::fputs(reco::RenderTable(report).c_str(), stdout);
@@ -19,7 +21,8 @@
 namespace reco {
 
 // Targets as columns, one figure per row; every value after the first column also
-// shows its ratio to the baseline (the first target).
+// shows its paired ratio to the baseline (the first target), "(x1.43 [1.22-1.82])",
+// and a legend under the table says what the notation means.
 std::string RenderTable(const RunReport& report);
 std::string RenderJson(const RunReport& report);
 std::string RenderCsv(const RunReport& report);

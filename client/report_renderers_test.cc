@@ -58,18 +58,21 @@ TEST(RenderJson, HoldsFiguresParametersAndEnvironment) {
   EXPECT_NEAR(p99, 0.99, 0.01);
 }
 
-TEST(RenderCsv, OneRowPerTargetAndRoundPlusTotals) {
+TEST(RenderCsv, OneRowPerTargetAndRoundPlusTotalsAndRatios) {
   std::string csv = RenderCsv(SampleReport());
   std::vector<std::string> lines = absl::StrSplit(csv, '\n', absl::SkipEmpty());
-  ASSERT_EQ(lines.size(), 1u + 2 * 3);
+  ASSERT_EQ(lines.size(), 1u + 2 * (2 + 1 + 3));  // per target: 2 rounds, all, ratio median/min/max
   EXPECT_EQ(lines[0].rfind("target,address,round,qps,", 0), 0u) << lines[0];
   EXPECT_EQ(lines[3].rfind("heap,127.0.0.1:1,all,1002,", 0), 0u) << lines[3];
+  EXPECT_EQ(lines[4].rfind("heap,127.0.0.1:1,ratio_median,1.0000,", 0), 0u) << lines[4];
+  EXPECT_EQ(lines[0].find("qps_share_of_ceiling"), std::string::npos) << "no ceiling, no share column";
 }
 
 TEST(RenderTable, ShowsTargetsRatiosAndSpread) {
   std::string table = RenderTable(SampleReport());
   EXPECT_NE(table.find("heap"), std::string::npos);
-  EXPECT_NE(table.find("(x2.00)"), std::string::npos) << table;  // arena's QPS is twice heap's
+  // arena's QPS is twice heap's in both rounds (2001/1001, 2002/1002).
+  EXPECT_NE(table.find("(x2.00 [2.00-2.00])"), std::string::npos) << table;
   EXPECT_NE(table.find("1001-1002"), std::string::npos) << table;
   EXPECT_NE(table.find("n/a"), std::string::npos) << table;
 }
@@ -104,9 +107,132 @@ TEST(RenderAll, ShowQpsShareOfTheCeiling) {
   size_t row = table.find("QPS share of ceiling");
   ASSERT_NE(row, std::string::npos) << table;
   std::string line = table.substr(row, table.find('\n', row) - row);
-  EXPECT_NE(line.find("50%"), std::string::npos) << line;
-  EXPECT_NE(line.find("100%"), std::string::npos) << line;
-  EXPECT_NE(RenderHtml(r).find("<td>QPS share of ceiling</td><td>50%</td><td>100%</td>"), std::string::npos);
+  // Per round: 1001/2001 and 1002/2002, both 50%.
+  EXPECT_NE(line.find("50% [50-50]"), std::string::npos) << line;
+  EXPECT_NE(line.find("100% [100-100]"), std::string::npos) << line;
+  EXPECT_NE(RenderHtml(r).find("<td>QPS share of ceiling</td><td>50% [50-50]</td><td>100% [100-100]</td>"),
+            std::string::npos);
+  const auto& paired = doc["targets"][0]["share_of_ceiling"]["qps"];
+  EXPECT_DOUBLE_EQ(paired["min"].get<double>(), 1001.0 / 2001.0);
+  EXPECT_DOUBLE_EQ(paired["max"].get<double>(), 1002.0 / 2002.0);
+  EXPECT_EQ(paired["rounds"], 2);
+}
+
+// heap (the baseline), arena and reuse, one OK response per QPS in 1-second rounds;
+// the server answered as many RPCs, except where a round's server side is n/a.
+RunReport QpsReport(const std::vector<std::vector<std::optional<double>>>& qps) {
+  const char* const kNames[] = {"heap", "arena", "reuse"};
+  RunReport r;
+  r.options.rounds = static_cast<int>(qps[0].size());
+  for (size_t t = 0; t < qps.size(); ++t) {
+    TargetResult tr;
+    tr.spec = {kNames[t], "127.0.0.1:" + std::to_string(t + 1)};
+    r.options.targets.push_back(tr.spec);
+    for (size_t k = 0; k < qps[t].size(); ++k) {
+      RoundResult rr;
+      rr.round = static_cast<int>(k + 1);
+      rr.client.seconds = 1;
+      const double q = qps[t][k].value_or(qps[t][0].value_or(1));
+      rr.client.ok = rr.client.completed = rr.client.sent = static_cast<uint64_t>(q);
+      if (qps[t][k]) {
+        rr.server.available = true;
+        rr.server.rpcs = static_cast<uint64_t>(q);
+      } else {
+        rr.server = UnavailableServerFigures("a snapshot failed");
+      }
+      tr.client.Merge(rr.client);
+      tr.server.Merge(rr.server);
+      tr.rounds.push_back(rr);
+    }
+    r.targets.push_back(tr);
+  }
+  return r;
+}
+
+std::string Line(const std::string& text, const std::string& starting) {
+  size_t at = text.find("\n" + starting);
+  if (at == std::string::npos) return "";
+  return text.substr(at + 1, text.find('\n', at + 1) - at - 1);
+}
+
+TEST(PairedRatios, MedianAndSpreadOfThreeRoundsInEveryRenderer) {
+  // arena/heap per round: 1.1, 1.5, 1.2; reuse/heap: 0.95, 1.10, 1.04 (crosses 1).
+  RunReport r = QpsReport({{1000, 1000, 1000}, {1100, 1500, 1200}, {950, 1100, 1040}});
+  const std::string table = RenderTable(r);
+  const std::string qps = Line(table, "QPS (OK");
+  EXPECT_NE(qps.find("1267 (x1.20 [1.10-1.50])"), std::string::npos) << table;
+  EXPECT_NE(qps.find("1030 (~1 [0.95-1.10])"), std::string::npos) << table;
+  EXPECT_NE(table.find("\nratios to heap: xM [min-max] = median of the 3 per-round ratios"), std::string::npos)
+      << table;
+  EXPECT_NE(table.find("~1 = the spread includes 1: no measurable difference"), std::string::npos) << table;
+  EXPECT_EQ(table.find("* = over fewer rounds"), std::string::npos) << table;
+
+  nlohmann::json doc = nlohmann::json::parse(RenderJson(r));
+  const auto& arena = doc["targets"][1]["ratios_to_baseline"]["qps"];
+  EXPECT_DOUBLE_EQ(arena["median"].get<double>(), 1.2);
+  EXPECT_DOUBLE_EQ(arena["min"].get<double>(), 1.1);
+  EXPECT_DOUBLE_EQ(arena["max"].get<double>(), 1.5);
+  EXPECT_EQ(arena["rounds"], 3);
+  EXPECT_EQ(arena["skipped"], 0);
+  EXPECT_EQ(arena["measurable"], true);
+  EXPECT_EQ(doc["targets"][2]["ratios_to_baseline"]["qps"]["measurable"], false);
+  EXPECT_TRUE(doc["targets"][1]["ratios_to_baseline"]["errors"].is_null());  // heap's errors are 0
+  EXPECT_TRUE(doc["targets"][1]["share_of_ceiling"].is_null());              // no ceiling
+
+  EXPECT_NE(RenderHtml(r).find("1267 <span class=\"ratio\">x1.20 [1.10-1.50]</span>"), std::string::npos);
+
+  std::vector<std::string> csv = absl::StrSplit(RenderCsv(r), '\n', absl::SkipEmpty());
+  ASSERT_EQ(csv.size(), 1u + 3 * (3 + 1 + 3));  // per target: 3 rounds, all, ratio median/min/max
+  EXPECT_EQ(csv[12].rfind("arena,127.0.0.1:2,ratio_median,1.2000,", 0), 0u) << csv[12];
+  EXPECT_EQ(csv[13].rfind("arena,127.0.0.1:2,ratio_min,1.1000,", 0), 0u) << csv[13];
+  EXPECT_EQ(csv[14].rfind("arena,127.0.0.1:2,ratio_max,1.5000,", 0), 0u) << csv[14];
+}
+
+TEST(PairedRatios, RoundsWithAnNaValueAreLeftOutAndMarked) {
+  // arena's server side is n/a in round 2: server RPCs pair in rounds 1 and 3 only.
+  RunReport r = QpsReport({{1000, 1000, 1000}, {1100, std::nullopt, 1200}});
+  const std::string table = RenderTable(r);
+  EXPECT_NE(Line(table, "server RPCs").find("(x1.15 [1.10-1.20]*)"), std::string::npos) << table;
+  EXPECT_NE(table.find("* = over fewer rounds: a round where either value was n/a"), std::string::npos) << table;
+  nlohmann::json doc = nlohmann::json::parse(RenderJson(r));
+  const auto& rpcs = doc["targets"][1]["ratios_to_baseline"]["server_rpcs"];
+  EXPECT_EQ(rpcs["rounds"], 2);
+  EXPECT_EQ(rpcs["skipped"], 1);
+  EXPECT_DOUBLE_EQ(rpcs["median"].get<double>(), 1.15);
+}
+
+TEST(PairedRatios, OneRoundShowsTheRatioWithoutSpread) {
+  RunReport r = QpsReport({{1000}, {1430}});
+  const std::string table = RenderTable(r);
+  EXPECT_NE(Line(table, "QPS (OK").find("1430 (x1.43)"), std::string::npos) << table;
+  EXPECT_NE(table.find("\nratios to heap: 1 round: no spread\n"), std::string::npos) << table;
+  nlohmann::json doc = nlohmann::json::parse(RenderJson(r));
+  EXPECT_EQ(doc["targets"][1]["ratios_to_baseline"]["qps"]["rounds"], 1);
+  EXPECT_EQ(doc["targets"][1]["ratios_to_baseline"]["qps"]["measurable"], false);
+}
+
+TEST(NoiseGuard, OtherProcessesCpuPerRoundInTheReports) {
+  RunReport r = QpsReport({{1000, 1000}, {1100, 1200}});
+  // heap round 2: busy 7.0 CPU s of 2 x 4 s, client 1.0, server 3.2: others 2.8 = 35%.
+  for (TargetResult& t : r.targets) {
+    for (RoundResult& round : t.rounds) {
+      round.machine = MachineWindowOf(0.0, t.spec.name == "heap" && round.round == 2 ? 7.0 : 4.6, 4, 2, 1.0, 3.2);
+      t.machine.Merge(round.machine);
+    }
+  }
+  nlohmann::json doc = nlohmann::json::parse(RenderJson(r));
+  const auto& heap = doc["targets"][0];
+  EXPECT_EQ(heap["disturbed_rounds"], nlohmann::json::array({2}));
+  EXPECT_EQ(heap["rounds"][1]["machine"]["disturbed"], true);
+  EXPECT_EQ(heap["rounds"][0]["machine"]["disturbed"], false);
+  EXPECT_NEAR(heap["rounds"][1]["figures"]["machine_other_cpu_percent"].get<double>(), 35.0, 1e-9);
+  EXPECT_NEAR(heap["figures"]["machine_other_cpu_percent"].get<double>(), 3.2 / 16 * 100, 1e-9);
+  EXPECT_EQ(doc["targets"][1]["disturbed_rounds"], nlohmann::json::array());
+  // What other processes did is no property of a target: no ratio to the baseline.
+  EXPECT_TRUE(doc["targets"][1]["ratios_to_baseline"]["machine_other_cpu_percent"].is_null());
+  EXPECT_DOUBLE_EQ(doc["noise_guard"]["disturbed_other_cpu_share"].get<double>(), 0.10);
+  EXPECT_NE(Line(RenderTable(r), "other processes' CPU (% of machine)").find(" 20.0 "), std::string::npos)
+      << RenderTable(r);
 }
 
 }  // namespace

@@ -10,14 +10,6 @@
 #include "core/response_builder.h"
 
 namespace reco {
-namespace {
-
-std::string Ratio(std::optional<double> value, std::optional<double> baseline) {
-  if (!value || !baseline || *baseline == 0) return "";
-  return absl::StrFormat(" (x%.2f)", *value / *baseline);
-}
-
-}  // namespace
 
 std::string RenderTable(const RunReport& report) {
   const LoadOptions& o = report.options;
@@ -26,18 +18,20 @@ std::string RenderTable(const RunReport& report) {
   for (const TargetResult& t : report.targets) header.push_back(t.spec.name);
   rows.push_back(header);
   std::string section;
+  bool any_skipped = false;  // some ratio is over fewer rounds: the legend says what "*" means
   for (const Figure& f : ReportFigures(o)) {
     if (f.section != section) {
       section = f.section;
       if (section == "server") rows.push_back({"-- server side (per measured window)"});
     }
     std::vector<std::string> row = {f.label};
-    std::optional<double> baseline;
     for (size_t i = 0; i < report.targets.size(); ++i) {
-      const TargetResult& t = report.targets[i];
-      std::optional<double> v = f.value(t.client, t.server);
-      if (i == 0) baseline = v;
-      row.push_back(FormatFigure(f, v) + (i == 0 ? "" : Ratio(v, baseline)));
+      std::string cell = FormatFigure(f, f.Of(report.targets[i]));
+      if (std::optional<PairedRatio> r = i > 0 ? RatioToBaseline(report, i, f) : std::nullopt) {
+        absl::StrAppend(&cell, " (", FormatPairedRatio(*r), ")");
+        any_skipped |= r->skipped > 0;
+      }
+      row.push_back(cell);
     }
     rows.push_back(row);
     if (f.key == "qps" && o.rounds > 1) {
@@ -51,8 +45,9 @@ std::string RenderTable(const RunReport& report) {
     if (f.key == "qps" && report.CeilingIndex() >= 0) {
       std::vector<std::string> share = {"QPS share of ceiling"};
       for (size_t i = 0; i < report.targets.size(); ++i) {
-        std::optional<double> v = report.QpsShareOfCeiling(i);
-        share.push_back(v ? absl::StrFormat("%.0f%%", *v * 100) : "n/a");
+        std::optional<PairedRatio> v = report.PairedQpsShareOfCeiling(i);
+        share.push_back(v ? FormatPairedShare(*v) : "n/a");
+        any_skipped |= v && v->skipped > 0;
       }
       rows.push_back(share);
     }
@@ -77,6 +72,14 @@ std::string RenderTable(const RunReport& report) {
       line += c == 0 ? absl::StrFormat("%-*s", width[0], row[c]) : absl::StrFormat("  %*s", width[c], row[c]);
     }
     absl::StrAppend(&out, line, "\n");
+  }
+  if (!report.targets.empty()) {
+    const int rounds = static_cast<int>(report.targets[0].rounds.size());
+    absl::StrAppend(&out, PairedRatioLegend(rounds, report.targets[0].spec.name, any_skipped), "\n");
+    if (report.CeilingIndex() >= 0 && rounds > 1) {
+      absl::StrAppend(&out, "QPS share of ceiling: median of the per-round shares (round r's QPS over the "
+                            "ceiling's round r) [min-max]\n");
+    }
   }
   std::vector<std::string> mallocs;
   for (const TargetResult& t : report.targets) {

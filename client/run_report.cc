@@ -73,4 +73,15 @@ std::optional<double> RunReport::QpsShareOfCeiling(size_t i) const {
   return targets[i].client.qps() / ceiling_qps;
 }
 
+std::optional<PairedRatio> RunReport::PairedQpsShareOfCeiling(size_t i) const {
+  const int c = CeilingIndex();
+  if (c < 0 || i >= targets.size()) return std::nullopt;
+  auto per_round = [](const TargetResult& t) {
+    std::vector<std::optional<double>> qps;
+    for (const RoundResult& r : t.rounds) qps.push_back(r.client.qps());
+    return qps;
+  };
+  return PairRounds(per_round(targets[i]), per_round(targets[c]));
+}
+
 }  // namespace reco

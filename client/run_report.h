@@ -1,16 +1,19 @@
 // RunReport: everything one reco_load run measured, the input of every renderer
 // (table, JSON, CSV, HTML).
 //
-// Per target: one RoundResult per round (client and server side of that window) and
-// their totals (ClientFigures and ServerFigures merged over the rounds). The first
-// target is the baseline of every ratio. RunEnvironment records what the numbers
-// depend on: library versions, CPU model, the malloc in use.
+// Per target: one RoundResult per round (client and server side of that window, and
+// what the rest of the machine did meanwhile) and their totals (ClientFigures,
+// ServerFigures and MachineWindow merged over the rounds). The first target is the
+// baseline of every ratio; ratios are paired by round (client/paired_ratio.h).
+// RunEnvironment records what the numbers depend on: library versions, CPU model,
+// the malloc in use.
 //
 // Example:
 //   const reco::TargetResult& t = report.targets[0];
 //   t.client.qps();                      // OK responses per second, all rounds
 //   t.QpsRange();                        // {min, max} of the per-round QPS
 //   t.server.PerRpc(t.server.build.allocations.allocs)
+//   report.PairedQpsShareOfCeiling(1);   // median [min-max] of the per-round shares
 //
 // Thread-safety: plain values.
 #ifndef ARENA_GRPC_CLIENT_RUN_REPORT_H_
@@ -23,6 +26,8 @@
 
 #include "client/client_figures.h"
 #include "client/load_options.h"
+#include "client/machine_cpu.h"
+#include "client/paired_ratio.h"
 #include "client/server_figures.h"
 
 namespace reco {
@@ -31,13 +36,15 @@ struct RoundResult {
   int round = 0;  // 1-based
   ClientFigures client;
   ServerFigures server;
+  MachineWindow machine;
 };
 
 struct TargetResult {
   TargetSpec spec;
   std::vector<RoundResult> rounds;
-  ClientFigures client;  // all rounds merged
-  ServerFigures server;  // all rounds merged
+  ClientFigures client;    // all rounds merged
+  ServerFigures server;    // all rounds merged
+  MachineWindow machine;   // all rounds merged
 
   // Min and max of the per-round QPS.
   std::pair<double, double> QpsRange() const;
@@ -71,9 +78,12 @@ struct RunReport {
   // The ceiling (reco_server --mode ceiling: the transport's limit): the first target
   // named "ceiling" or whose server reports mode "ceiling"; -1 when there is none.
   int CeilingIndex() const;
-  // Target i's QPS as a share of the ceiling's (0.42 = 42%); nullopt without a
-  // ceiling or when the ceiling answered nothing.
+  // Target i's QPS over all rounds as a share of the ceiling's (0.42 = 42%); nullopt
+  // without a ceiling or when the ceiling answered nothing.
   std::optional<double> QpsShareOfCeiling(size_t i) const;
+  // The same share round by round (round r's QPS over the ceiling's round r): its
+  // median and min-max; nullopt without a ceiling or a round where it answered.
+  std::optional<PairedRatio> PairedQpsShareOfCeiling(size_t i) const;
 };
 
 // Percentiles every renderer shows, and their labels ("p50", ..., "p99.9").

@@ -3,7 +3,10 @@
 # mode on 127.0.0.1 (free ports) plus fragments and the ceiling, drives all six with reco_load --
 # heap first, the baseline of every ratio -- and prints the comparison table. Writes
 # results/report.json and results/report.html (and the servers' logs beside them).
-# The servers are stopped (SIGTERM, then waited for) however the run ends.
+# The servers are stopped (SIGTERM, then waited for) however the run ends. Before
+# any server starts it prints how busy the machine already is (load average and a
+# 1-second busy sample, also in results/machine-before.txt): figures taken on a busy
+# machine are not comparable with a quiet one's.
 #
 #   scripts/run.sh [reco_load flags...]   e.g. --duration 10s --rounds 5, --rate 500,
 #                                         --profile compact, --items 1000
@@ -15,6 +18,9 @@ scripts/build.sh >/dev/null
 build=${BUILD_DIR:-build}
 results=results
 mkdir -p "$results"
+
+. scripts/lib/machine_load.sh
+echo "machine before run: $(machine_load_line)" | tee "$results/machine-before.txt"
 
 . scripts/lib/reco_servers.sh
 trap stop_reco_servers EXIT

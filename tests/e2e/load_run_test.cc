@@ -3,6 +3,8 @@
 // against the servers' own stats, never for speed.
 #include "client/load_run.h"
 
+#include <fstream>
+
 #include "core/message_store.h"
 #include "gtest/gtest.h"
 #include "server/reco_server.h"
@@ -131,6 +133,20 @@ TEST(ClientLoadRun, ClosedLoopAgainstRealServersMatchesTheirOwnStats) {
     EXPECT_GT(t.server.PerRpc(t.server.process.allocs), build_per_rpc);
     EXPECT_GT(t.server.cpu_user_seconds + t.server.cpu_system_seconds, 0);
     EXPECT_GT(t.server.rss_bytes, 0u);
+
+    // The noise guard: each window has the machine's busy CPU, and the other
+    // processes' share is known (the server is here, inside this process). Its
+    // value depends on whatever else runs on the machine: only its range is checked.
+    for (const RoundResult& r : t.rounds) {
+      EXPECT_EQ(r.machine.windows, 1);
+      EXPECT_GT(r.machine.seconds, 0);
+      if (!std::ifstream("/proc/stat")) continue;
+      ASSERT_TRUE(r.machine.busy_cpu_seconds.has_value());
+      ASSERT_TRUE(r.machine.OtherShare().has_value());
+      EXPECT_GE(*r.machine.OtherShare(), 0.0);
+      EXPECT_LE(*r.machine.OtherShare(), 1.0);
+    }
+    EXPECT_EQ(t.machine.windows, 2);
 
     if (i == 0) {
       // The heap mode has no pools: every identical RPC makes exactly the same

@@ -1,0 +1,47 @@
+// See noise_guard.h.
+#include "client/noise_guard.h"
+
+#include <unistd.h>
+
+#include <algorithm>
+
+#include "absl/strings/str_format.h"
+
+namespace reco {
+
+bool Disturbed(const MachineWindow& machine) {
+  const std::optional<double> share = machine.OtherShare();
+  return share && *share > kDisturbedOtherCpuShare;
+}
+
+void AddNoiseWarnings(const RunReport& report, std::vector<std::string>* warnings) {
+  const int threads = ResolvedThreads(report.options);
+  const int cpus = static_cast<int>(std::max(1L, sysconf(_SC_NPROCESSORS_ONLN)));
+  for (const TargetResult& t : report.targets) {
+    for (const RoundResult& r : t.rounds) {
+      if (!Disturbed(r.machine)) continue;
+      warnings->push_back(absl::StrFormat(
+          "%s round %d: other processes used %.0f%% of the machine's CPU during the window; its figures are "
+          "disturbed (rerun on a quiet machine)",
+          t.spec.name, r.round, *r.machine.OtherShare() * 100));
+    }
+    const ClientFigures& c = t.client;
+    // A server inside this process (the tests') has its CPU in the client's: no verdict.
+    if (c.seconds <= 0 || (t.server.available && t.server.pid == getpid())) continue;
+    const double cpu_per_thread = c.client_cpu_seconds / c.seconds / threads;
+    if (cpu_per_thread >= kClientBusyShare) {
+      // More threads than CPUs only adds switching: then the client needs a machine of its own.
+      const std::string advice =
+          threads >= cpus ? absl::StrFormat("run reco_load on another machine: this one has %d CPU(s)", cpus)
+          : threads + 1 > report.options.concurrency
+              ? absl::StrFormat("try --threads %d --concurrency %d", threads + 1, threads + 1)
+              : absl::StrFormat("try --threads %d", threads + 1);
+      warnings->push_back(absl::StrFormat(
+          "%s: the client used %.0f%% of a CPU per driver thread (%d thread(s)) during the windows; the client may "
+          "be the bottleneck for this target (%s)",
+          t.spec.name, cpu_per_thread * 100, threads, advice));
+    }
+  }
+}
+
+}  // namespace reco

@@ -1,0 +1,69 @@
+#include "client/noise_guard.h"
+
+#include <unistd.h>
+
+#include "gtest/gtest.h"
+
+namespace reco {
+namespace {
+
+// Two rounds of 4 s on a 2-core machine; in round 2 other processes took 2.8 of the
+// 8 CPU seconds (35%).
+TargetResult Target(const std::string& name, double client_cpu_per_round) {
+  TargetResult t;
+  t.spec = {name, "127.0.0.1:1"};
+  for (int round = 1; round <= 2; ++round) {
+    RoundResult r;
+    r.round = round;
+    r.client.seconds = 4;
+    r.client.client_cpu_seconds = client_cpu_per_round;
+    const double other = round == 2 ? 2.8 : 0.2;
+    r.machine = MachineWindowOf(0.0, client_cpu_per_round + 3.0 + other, 4, 2, client_cpu_per_round, 3.0);
+    t.client.Merge(r.client);
+    t.machine.Merge(r.machine);
+    t.rounds.push_back(r);
+  }
+  return t;
+}
+
+TEST(Disturbed, OnlyAboveTheThresholdAndOnlyWhenKnown) {
+  EXPECT_FALSE(Disturbed(MachineWindowOf(0.0, 0.8, 4, 2, 0, 0)));  // exactly 10%: not above
+  EXPECT_TRUE(Disturbed(MachineWindowOf(0.0, 0.81, 4, 2, 0, 0)));
+  EXPECT_FALSE(Disturbed(MachineWindowOf(0.0, 8.0, 4, 2, 0, std::nullopt)));  // server elsewhere: n/a
+  EXPECT_FALSE(Disturbed(MachineWindow()));
+}
+
+TEST(AddNoiseWarnings, NamesTheDisturbedTargetAndRound) {
+  RunReport report;
+  report.options.threads = 1;
+  report.targets = {Target("heap", 1.0)};
+  std::vector<std::string> warnings;
+  AddNoiseWarnings(report, &warnings);
+  ASSERT_EQ(warnings.size(), 1u);
+  EXPECT_EQ(warnings[0],
+            "heap round 2: other processes used 35% of the machine's CPU during the window; its figures are "
+            "disturbed (rerun on a quiet machine)");
+}
+
+TEST(AddNoiseWarnings, TheClientNearItsThreadsMayBeTheBottleneck) {
+  RunReport report;
+  report.options.threads = 1;
+  report.options.concurrency = 16;
+  report.targets = {Target("arena", 3.8)};  // 3.8 of 4 s: 95% of one thread, over the 90%
+  std::vector<std::string> warnings;
+  AddNoiseWarnings(report, &warnings);
+  ASSERT_EQ(warnings.size(), 2u);
+  const bool one_cpu = sysconf(_SC_NPROCESSORS_ONLN) < 2;
+  EXPECT_EQ(warnings[1],
+            std::string("arena: the client used 95% of a CPU per driver thread (1 thread(s)) during the windows; the "
+                        "client may be the bottleneck for this target (") +
+                (one_cpu ? "run reco_load on another machine: this one has 1 CPU(s))" : "try --threads 2)"));
+  // With two driver threads the same CPU is 48% of each: no warning.
+  report.options.threads = 2;
+  warnings.clear();
+  AddNoiseWarnings(report, &warnings);
+  EXPECT_EQ(warnings.size(), 1u);
+}
+
+}  // namespace
+}  // namespace reco

@@ -1,0 +1,41 @@
+# Source this file. How busy the machine is BEFORE a measurement starts, in one line,
+# so that a result taken on a busy machine says so (scripts/run.sh, bench/matrix.sh).
+# Safe under `set -euo pipefail`.
+#
+#   machine_load_line     prints "load 0.12, 3% busy over 1 s": the 1-minute load
+#                         average and the share of all CPUs' time that was not idle
+#                         (nor iowait) over a 1-second sample of /proc/stat. Takes 1 s.
+#                         Without /proc: "load ?, busy ? (no /proc on this machine)".
+#   busy_percent LINE1 LINE2
+#                         the busy % between two /proc/stat "cpu" lines (the same
+#                         sum as reco_load's noise guard, client/machine_cpu.h:
+#                         user + nice + system + irq + softirq + steal, over all of
+#                         them but guest, which user and nice already hold).
+
+busy_percent() {
+  local -a a b
+  read -r -a a <<<"$1"
+  read -r -a b <<<"$2"
+  local i total=0 idle=0 v
+  # Fields 1..8 after the "cpu" label: user nice system idle iowait irq softirq steal.
+  for i in 1 2 3 4 5 6 7 8; do
+    v=$(( ${b[$i]:-0} - ${a[$i]:-0} ))
+    total=$(( total + v ))
+    if [ "$i" -eq 4 ] || [ "$i" -eq 5 ]; then idle=$(( idle + v )); fi
+  done
+  if [ "$total" -le 0 ]; then echo 0; return; fi
+  echo $(( (100 * (total - idle) + total / 2) / total ))
+}
+
+machine_load_line() {
+  if [ ! -r /proc/stat ] || [ ! -r /proc/loadavg ]; then
+    echo "load ?, busy ? (no /proc on this machine)"
+    return 0
+  fi
+  local load first second
+  load=$(cut -d' ' -f1 /proc/loadavg)
+  first=$(head -1 /proc/stat)
+  sleep 1
+  second=$(head -1 /proc/stat)
+  echo "load $load, $(busy_percent "$first" "$second")% busy over 1 s"
+}
