@@ -6,7 +6,9 @@
 #   2. the service: one reco_server per memory mode, fragments, and the ceiling
 #      (reco_server --mode ceiling, the transport's limit) under LD_PRELOAD, on
 #      127.0.0.1 port 0, driven by reco_load (heap first, the baseline; the client
-#      itself runs on glibc in every column, so only the servers' malloc changes).
+#      itself runs on glibc in every column, so only the servers' malloc changes);
+#   3. the malloc swap, paired: scripts/malloc_swap.sh (heap under every malloc and
+#      arena_pool under glibc as targets of one interleaved reco_load run).
 # Raw JSON and server logs go to a results folder (git-ignored); bench/matrix_page.py
 # then writes the page (docs/RESULTS.md, SVG charts in docs/results/). A malloc that
 # is not installed is reported SKIPPED, in the output and the page. How busy the
@@ -14,6 +16,10 @@
 # marked disturbed by other processes are on the page too.
 #
 #   bench/matrix.sh [--short] [--build DIR] [--out DIR] [--page FILE] [--mallocs "glibc mimalloc"]
+#                   [--archive DIR]
+#
+# --archive DIR keeps the run's raw JSON (reco_bench and reco_load outputs, meta.txt),
+# gzipped, in DIR: for a run whose figures a document quotes (docs/results/).
 #
 # Full mode (default): reco_bench 3 repetitions x 0.2 s; reco_load 3 rounds x (1 s
 # warm-up + 4 s) per target, realistic and compact text: 12 min 16 s on the 2-core
@@ -41,7 +47,8 @@ while [ $# -gt 0 ]; do
     --out) out=$2; shift ;;
     --page) page=$2; shift ;;
     --mallocs) mallocs=$2; shift ;;
-    -h|--help) sed -n '2,25p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    --archive) archive=${2:?--archive needs a directory}; shift ;;
+    -h|--help) sed -n '2,31p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
     *) echo "matrix.sh: unknown argument '$1' (see --help)" >&2; exit 2 ;;
   esac
   shift
@@ -128,10 +135,26 @@ for m in $mallocs; do
   stop_reco_servers
 done
 
+if [ -n "$sanitizer" ]; then
+  echo "matrix.sh: malloc swap SKIPPED: the binaries are built with $sanitizer"
+else
+  echo "matrix.sh: malloc swap (scripts/malloc_swap.sh) ..."
+  "$root/scripts/malloc_swap.sh" $([ $short -eq 1 ] && echo --short) --build "$build" --out "$out/swap" \
+    --profiles "$profiles" | grep -E 'SKIPPED|/ heap-glibc|server CPU/RPC|  QPS ' | sed 's/^/  /'
+fi
+
 {
   echo "loadavg_end=$(cut -d' ' -f1-3 /proc/loadavg)"
   echo "finished_utc=$(date -u +%Y-%m-%dT%H:%M:%SZ)"
   echo "wall_seconds=$(( $(date +%s) - start_s ))"
 } >>"$out/meta.txt"
 /usr/bin/python3 "$root/bench/matrix_page.py" "$out" --page "$page"
+if [ -n "$archive" ]; then
+  mkdir -p "$archive"
+  (cd "$out" && find . -name '*.json' -o -name meta.txt) | while read -r f; do
+    mkdir -p "$archive/$(dirname "$f")"
+    gzip -9 -n -c "$out/$f" >"$archive/$f.gz"
+  done
+  echo "matrix.sh: raw JSON archived (gzip) in $archive"
+fi
 echo "matrix.sh: raw results in $out; page $page ($(( $(date +%s) - start_s )) s)"

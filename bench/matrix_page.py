@@ -125,14 +125,17 @@ def paired_ratio(target, baseline, key):
     the same way from the rounds otherwise (or for reports from before it had one)."""
     own = target["ratios"].get(key) if baseline.get("name") == target.get("baseline") else None
     if own:
-        return f"x{own['median']:.2f} [{own['min']:.2f}-{own['max']:.2f}]"
-    pairs = [(a.get(key), b.get(key)) for a, b in zip(target.get("rounds", []), baseline.get("rounds", []))]
-    ratios = sorted(a / b for a, b in pairs if a is not None and b)
-    if not ratios:
-        return None
-    mid = len(ratios) // 2
-    median = ratios[mid] if len(ratios) % 2 else (ratios[mid - 1] + ratios[mid]) / 2
-    return f"x{median:.2f} [{ratios[0]:.2f}-{ratios[-1]:.2f}]"
+        median, lo, hi = own["median"], own["min"], own["max"]
+    else:
+        pairs = [(a.get(key), b.get(key)) for a, b in zip(target.get("rounds", []), baseline.get("rounds", []))]
+        ratios = sorted(a / b for a, b in pairs if a is not None and b)
+        if not ratios:
+            return None
+        mid = len(ratios) // 2
+        median = ratios[mid] if len(ratios) % 2 else (ratios[mid - 1] + ratios[mid]) / 2
+        lo, hi = ratios[0], ratios[-1]
+    text = f"x{median:.2f} [{lo:.2f}-{hi:.2f}]"
+    return text + (", no measurable difference" if lo <= 1.0 <= hi else "")
 
 
 def share_text(s):
@@ -439,6 +442,37 @@ def main():
                     allocs = r.get("allocs") if allocs is None else allocs
             add(f"| `{mode}` | {profile} | " + " | ".join(cells) + f" | {fmt(allocs, 0)} |")
     add("")
+    swap = {p: os.path.join(args.results, "swap", f"swap-{p}.json") for p in profiles}
+    swap = {p: path for p, path in swap.items() if os.path.exists(path)}
+    if swap:
+        add("## A malloc swap against an arena, paired (`scripts/malloc_swap.sh`)")
+        add("")
+        add("The columns above come from separate runs, one malloc after another, so they cannot pair heap under "
+            "one malloc with heap under another. This run can: `heap` under every malloc and `arena_pool` under "
+            "glibc are targets of one reco_load run, driven in interleaved rounds; each figure is the median of "
+            "the per-round ratios to `heap` under glibc [min-max]. A spread that includes 1.0 is no measurable "
+            "difference.")
+        add("")
+        for p, path in swap.items():
+            s, doc = load_service(path)
+            rounds = doc["parameters"].get("rounds")
+            add(f"{p.capitalize()} text, 200 items, {rounds} round(s):")
+            add("")
+            add("| server | QPS | server CPU/RPC | p50 latency | process allocs/RPC |")
+            add("|---|---:|---:|---:|---:|")
+            base = s.get("heap-glibc")
+            for name, t in s.items():
+                cells = [fmt(t["qps"], 0)] if name == "heap-glibc" else [
+                    f"{fmt(t['qps'], 0)} ({paired_ratio(t, base, 'qps') or 'n/a'})"]
+                for key in ("server_cpu_us_per_rpc", "latency_p50_ms"):
+                    cells.append("baseline" if name == "heap-glibc" else paired_ratio(t, base, key) or "n/a")
+                cells.append(fmt(t["process_allocs"], 0))
+                add(f"| `{name}` | " + " | ".join(cells) + " |")
+            disturbed = [f"`{n}` round {r}" for n, t in s.items() for r in t["disturbed"]]
+            if disturbed:
+                add("")
+                add("Rounds disturbed by other processes (reco_load's noise guard): " + ", ".join(disturbed) + ".")
+            add("")
     add("## Computed from the tables above")
     add("")
     add("Mechanical comparisons, written by the renderer: a lead under ~10-20 % is within this shared "
