@@ -148,7 +148,7 @@ fi
   echo "finished_utc=$(date -u +%Y-%m-%dT%H:%M:%SZ)"
   echo "wall_seconds=$(( $(date +%s) - start_s ))"
 } >>"$out/meta.txt"
-/usr/bin/python3 "$root/bench/matrix_page.py" "$out" --page "$page"
+/usr/bin/python3 "$root/bench/matrix_page.py" "$out" --page "$page" ${archive:+--archive "$archive"}
 if [ -n "$archive" ]; then
   mkdir -p "$archive"
   (cd "$out" && find . -name '*.json' -o -name meta.txt) | while read -r f; do

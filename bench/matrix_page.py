@@ -256,6 +256,7 @@ def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("results", help="the folder bench/matrix.sh wrote")
     parser.add_argument("--page", default="docs/RESULTS.md", help="the Markdown page to write")
+    parser.add_argument("--archive", help="where bench/matrix.sh --archive keeps the run's JSON (named on the page)")
     args = parser.parse_args()
     meta = read_meta(args.results)
     profiles = meta.get("profiles", "realistic").split()
@@ -483,12 +484,12 @@ def main():
             s = service[(m, p)]
             best = max(MODES, key=lambda t: s.get(t, {}).get("qps") or 0)
             heap = s.get("heap", {}).get("qps")
-            ratio = f", x{s[best]['qps'] / heap:.2f} heap's" if heap else ""
-            share = f"{s[best]['share'] * 100:.0f} % of the ceiling" if s[best].get("share") is not None else ""
+            ratio = f", {paired_ratio(s[best], s['heap'], 'qps')} heap's" if heap else ""
+            share = f"{share_text(s[best])} of the ceiling" if s[best].get("share") is not None else ""
             add(f"- {p} text, {m}: most QPS of the memory modes in `{best}` ({s[best]['qps']:,.0f}{ratio}; {share}).")
             frag = s.get("fragments")
             if frag and heap:
-                fshare = f"; {frag['share'] * 100:.0f} % of the ceiling" if frag.get("share") is not None else ""
+                fshare = f"; {share_text(frag)} of the ceiling" if frag.get("share") is not None else ""
                 spread = paired_ratio(frag, s["heap"], "qps") or f"x{frag['qps'] / heap:.2f}"
                 add(f"- {p} text, {m}: `fragments` {frag['qps']:,.0f} QPS, {spread} heap's{fshare}.")
             heap_cpu = s.get("heap", {}).get("cpu")
@@ -507,8 +508,15 @@ def main():
                 add(f"- BM_Cycle 200 items, {profile}, {m}: fastest `{fastest}` "
                     f"({micros(cyc[fastest], 'cpu_time'):,.0f} µs, {rel * 100:.0f} % of heap's time).")
     add("")
-    add(f"Raw JSON (reco_bench and reco_load outputs, server logs): `{os.path.relpath(os.path.abspath(args.results), os.path.dirname(os.path.dirname(os.path.abspath(__file__))))}` "
+    root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    raw = os.path.relpath(os.path.abspath(args.results), root)
+    raw = os.path.abspath(args.results) if raw.startswith("..") else raw
+    add(f"Raw JSON (reco_bench and reco_load outputs, server logs): `{raw}` "
         "on the machine that ran it (git-ignored).")
+    if args.archive:
+        link = os.path.relpath(os.path.abspath(args.archive), page_dir)
+        add(f"The run's JSON is kept, gzipped, in [{link}]({link}) (`bench/matrix.sh --archive`); "
+            f"`bench/matrix_page.py` rebuilds this page from it once unzipped.")
     with open(args.page, "w") as f:
         f.write("\n".join(lines) + "\n")
     print(f"matrix_page: wrote {args.page} and {len(os.listdir(svg_dir))} SVG file(s) in {svg_dir}")
