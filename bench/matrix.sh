@@ -12,8 +12,9 @@
 # Raw JSON and server logs go to a results folder (git-ignored); bench/matrix_page.py
 # then writes the page (docs/RESULTS.md, SVG charts in docs/results/). A malloc that
 # is not installed is reported SKIPPED, in the output and the page. How busy the
-# machine was before the run (load, a 1-second busy sample) and the rounds reco_load
-# marked disturbed by other processes are on the page too.
+# machine was before the run (load, a 1-second busy sample), other processes' CPU
+# during each reco_bench run, and the rounds reco_load marked disturbed by other
+# processes are on the page too.
 #
 #   bench/matrix.sh [--short] [--build DIR] [--out DIR] [--page FILE] [--mallocs "glibc mimalloc"]
 #                   [--archive DIR]
@@ -22,10 +23,10 @@
 # gzipped, in DIR: for a run whose figures a document quotes (docs/results/).
 #
 # Full mode (default): reco_bench 3 repetitions x 0.2 s; reco_load 3 rounds x (1 s
-# warm-up + 4 s) per target, realistic and compact text: 12 min 16 s on the 2-core
-# VM of docs/RESULTS.md. --short: 0.01 s per benchmark, 1 repetition; 1 round x
-# (0.3 s + 1 s), realistic text only: about 35 s there (the CI test
-# bench_matrix_short). Short figures are indicative only; the page says which mode
+# warm-up + 4 s) per target, realistic and compact text; the malloc swap 5 rounds:
+# 18 min 46 s on the 2-core VM of docs/RESULTS.md. --short: 0.01 s per benchmark,
+# 1 repetition; 1 round x (0.3 s + 1 s), realistic text only: about 60 s there (the
+# CI test bench_matrix_short). Short figures are indicative only; the page says which mode
 # made it. Binaries built with a sanitizer run under glibc only (the others SKIPPED:
 # a sanitizer's runtime must come first, and it brings its own malloc).
 # Servers are stopped (SIGTERM, then waited for) however the run ends.
@@ -48,7 +49,7 @@ while [ $# -gt 0 ]; do
     --page) page=$2; shift ;;
     --mallocs) mallocs=$2; shift ;;
     --archive) archive=${2:?--archive needs a directory}; shift ;;
-    -h|--help) sed -n '2,31p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    -h|--help) sed -n '2,32p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
     *) echo "matrix.sh: unknown argument '$1' (see --help)" >&2; exit 2 ;;
   esac
   shift
@@ -112,9 +113,18 @@ for m in $mallocs; do
   fi
   rm -f "$dir/SKIPPED"
   echo "matrix.sh: $m: reco_bench ..."
-  LD_PRELOAD=$lib "$build/bench/reco_bench" --benchmark_filter="$bench_filter" "${bench_flags[@]}" \
-    --benchmark_out="$dir/bench.json" --benchmark_out_format=json >"$dir/bench.txt" 2>&1 \
+  # The noise guard for reco_bench (reco_load has its own): the machine's busy CPU over
+  # the run minus reco_bench's own (bash's `time`), as a share of all CPUs.
+  stat_before=$(head -1 /proc/stat 2>/dev/null || echo cpu)
+  TIMEFORMAT='%U %S %R'
+  { time LD_PRELOAD=$lib "$build/bench/reco_bench" --benchmark_filter="$bench_filter" "${bench_flags[@]}" \
+      --benchmark_out="$dir/bench.json" --benchmark_out_format=json >"$dir/bench.txt" 2>&1; } 2>"$dir/bench.time" \
     || { echo "matrix.sh: reco_bench failed under $m:" >&2; cat "$dir/bench.txt" >&2; exit 1; }
+  read -r user sys wall <"$dir/bench.time"
+  other=$(other_cpu_percent "$stat_before" "$(head -1 /proc/stat 2>/dev/null || echo cpu)" \
+    "$(awk -v u="$user" -v s="$sys" 'BEGIN { print u + s }')" "$wall")
+  echo "bench_other_cpu_percent_$m=$other" >>"$out/meta.txt"
+  echo "matrix.sh: $m: reco_bench took ${wall} s; other processes used ${other}% of the machine meanwhile"
 
   echo "matrix.sh: $m: servers ..."
   targets=()

@@ -389,6 +389,15 @@ def main():
 
     add("## The code path alone: reco_bench")
     add("")
+    others = {m: meta.get(f"bench_other_cpu_percent_{m}") for m in ran}
+    if any(v is not None for v in others.values()):
+        parts = ", ".join(f"{m} {v} %" for m, v in others.items() if v is not None)
+        busy = [m for m, v in others.items() if v is not None and int(v) > 10]
+        add(f"Other processes' CPU during each malloc's reco_bench run (share of the machine; the machine's "
+            f"busy time minus reco_bench's own): {parts}." +
+            (f" **Disturbed (over 10 %): {', '.join(busy)}**: read those columns with care." if busy else
+             " None over 10 %."))
+        add("")
     add("`BM_Cycle`: one whole server-side response (`Acquire` + `BuildResponse` + serialize + `Release`), "
         "in µs of CPU time per response (median of the repetitions); *allocs* is the exact allocation count "
         "per response (the same under every malloc).")

@@ -11,6 +11,12 @@
 #                         sum as reco_load's noise guard, client/machine_cpu.h:
 #                         user + nice + system + irq + softirq + steal, over all of
 #                         them but guest, which user and nice already hold).
+#   other_cpu_percent LINE1 LINE2 OWN_CPU_SECONDS WALL_SECONDS
+#                         the share of the machine (all CPUs over WALL_SECONDS) that
+#                         was busy between the two /proc/stat lines but not in the
+#                         measured process (OWN_CPU_SECONDS, e.g. from bash's `time`):
+#                         the noise guard for a run that is not reco_load's, such as
+#                         reco_bench in bench/matrix.sh. Never below 0.
 
 busy_percent() {
   local -a a b
@@ -25,6 +31,21 @@ busy_percent() {
   done
   if [ "$total" -le 0 ]; then echo 0; return; fi
   echo $(( (100 * (total - idle) + total / 2) / total ))
+}
+
+busy_ticks() {  # LINE: the busy fields of one /proc/stat "cpu" line, summed
+  local -a a
+  read -r -a a <<<"$1"
+  echo $(( ${a[1]:-0} + ${a[2]:-0} + ${a[3]:-0} + ${a[6]:-0} + ${a[7]:-0} + ${a[8]:-0} ))
+}
+
+other_cpu_percent() {
+  local busy cpus ticks
+  ticks=$(getconf CLK_TCK 2>/dev/null || echo 100)
+  cpus=$(nproc 2>/dev/null || echo 1)
+  busy=$(( $(busy_ticks "$2") - $(busy_ticks "$1") ))
+  awk -v b="$busy" -v t="$ticks" -v own="$3" -v wall="$4" -v c="$cpus" \
+    'BEGIN { o = (b / t - own) / (wall * c) * 100; if (o < 0 || wall <= 0) o = 0; printf "%.0f\n", o }'
 }
 
 machine_load_line() {
