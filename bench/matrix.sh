@@ -40,6 +40,7 @@ build=$root/build
 out=""
 page=$root/docs/RESULTS.md
 mallocs=$MALLOCS
+archive=""
 command_line="bench/matrix.sh${*:+ $*}"
 while [ $# -gt 0 ]; do
   case "$1" in
