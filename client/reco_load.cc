@@ -5,8 +5,12 @@
 //   reco_load --target heap=127.0.0.1:50051 --target arena_pool=127.0.0.1:50052
 //             [--duration 5s] [--rounds 3] [--concurrency 16] [--rate 2000]
 //             [--json FILE] [--csv FILE] [--html FILE]
+//   reco_load merge A.json B.json ... [--json FILE] [--csv FILE] [--html FILE]
+//       merges the JSON reports of reco_load processes that ran at the same time
+//       (client/report_merge.h) and prints the table.
 //
-// Exit status: 0 success; 2 bad flags; 3 a target unreachable or answering wrongly;
+// Exit status: 0 success; 2 bad flags, or a merge input missing, unreadable, not a
+// reco_load report or from another run; 3 a target unreachable or answering wrongly;
 // 4 errors above --max_error_rate; 5 a report file could not be written.
 #include <unistd.h>
 
@@ -23,6 +27,8 @@
 #include "absl/synchronization/mutex.h"
 #include "client/load_options.h"
 #include "client/load_run.h"
+#include "client/report_merge.h"
+#include "client/report_reader.h"
 #include "client/report_renderers.h"
 #include "core/response_builder.h"
 #include "rpc/pem_file.h"
@@ -114,6 +120,36 @@ absl::StatusOr<reco::LoadOptions> OptionsFromFlags(const std::vector<std::string
   return o;
 }
 
+// The table on stdout, then the files asked for by --json, --csv and --html.
+int PrintAndWrite(const reco::RunReport& report) {
+  std::fputs(reco::RenderTable(report).c_str(), stdout);
+  std::fflush(stdout);
+  for (auto [path, render] : {std::pair{absl::GetFlag(FLAGS_json), &reco::RenderJson},
+                              std::pair{absl::GetFlag(FLAGS_csv), &reco::RenderCsv},
+                              std::pair{absl::GetFlag(FLAGS_html), &reco::RenderHtml}}) {
+    if (path.empty()) continue;
+    absl::Status written = reco::WriteFile(path, render(report));
+    if (!written.ok()) return Fail(5, std::string(written.message()));
+  }
+  return 0;
+}
+
+// `reco_load merge FILE...`: every input problem is a bad argument (exit 2), named by
+// its file. The merged report's errors do not fail it (exit 4): each input's run has
+// already judged its own against --max_error_rate.
+int Merge(const std::vector<std::string>& files, const std::string& command_line) {
+  if (files.empty()) return Fail(2, "merge: give the JSON reports to merge (reco_load merge A.json B.json ...)");
+  std::vector<reco::NamedReport> inputs;
+  for (const std::string& f : files) {
+    absl::StatusOr<reco::RunReport> r = reco::ReadReportFile(f);
+    if (!r.ok()) return Fail(2, absl::StrCat("merge: ", r.status().message()));
+    inputs.push_back({f, *std::move(r)});
+  }
+  absl::StatusOr<reco::RunReport> merged = reco::MergeReports(inputs, command_line);
+  if (!merged.ok()) return Fail(2, absl::StrCat("merge: ", merged.status().message()));
+  return PrintAndWrite(*merged);
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -125,10 +161,17 @@ int main(int argc, char** argv) {
       "Drives reco.v1.Recommender servers and compares them (client latency and QPS, server allocations per RPC).\n"
       "Usage: reco_load --target NAME=HOST:PORT [--target ...] [--duration 5s] [--rounds 3] [--concurrency 16]\n"
       "                 [--rate REQ_PER_S] [--json FILE] [--csv FILE] [--html FILE]\n"
-      "                 [--tls_ca CA.pem [--tls_server_name NAME]]");
+      "                 [--tls_ca CA.pem [--tls_server_name NAME]]\n"
+      "       reco_load merge A.json B.json ... [--json FILE] [--csv FILE] [--html FILE]\n"
+      "                 merges the JSON reports of reco_load processes run AT THE SAME TIME against the same\n"
+      "                 servers: latency histograms add bucket by bucket, counts add, QPS is over the longest\n"
+      "                 window; the server side is not merged (docs/load-client.md, \"Distributed load\").");
   const std::vector<std::string> target_values = reco::CollectTargetFlags(argc, argv);
   const std::string command_line = absl::StrJoin(argv, argv + argc, " ");
   std::vector<char*> rest = absl::ParseCommandLine(argc, argv);
+  if (rest.size() > 1 && std::string(rest[1]) == "merge") {
+    return Merge(std::vector<std::string>(rest.begin() + 2, rest.end()), command_line);
+  }
   if (rest.size() > 1) return Fail(2, absl::StrCat("unexpected argument '", rest[1], "' (see --help)"));
   absl::StatusOr<reco::LoadOptions> options = OptionsFromFlags(target_values);
   if (!options.ok()) return Fail(2, absl::StrCat(options.status().message(), " (see --help)"));
@@ -146,15 +189,8 @@ int main(int argc, char** argv) {
   if (show_progress) std::fprintf(stderr, "\r%-78s\r", "");
   if (!report.ok()) return Fail(3, std::string(report.status().message()));
 
-  std::fputs(reco::RenderTable(*report).c_str(), stdout);
-  std::fflush(stdout);
-  for (auto [path, render] : {std::pair{absl::GetFlag(FLAGS_json), &reco::RenderJson},
-                              std::pair{absl::GetFlag(FLAGS_csv), &reco::RenderCsv},
-                              std::pair{absl::GetFlag(FLAGS_html), &reco::RenderHtml}}) {
-    if (path.empty()) continue;
-    absl::Status written = reco::WriteFile(path, render(*report));
-    if (!written.ok()) return Fail(5, std::string(written.message()));
-  }
+  const int written = PrintAndWrite(*report);
+  if (written != 0) return written;
   if (report->error_rate() > options->max_error_rate) {
     return Fail(4, absl::StrFormat("error rate %.4g is above --max_error_rate %g (see the warnings above)",
                                    report->error_rate(), options->max_error_rate));

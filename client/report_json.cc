@@ -24,6 +24,23 @@ json HistogramJson(const LatencyHistogram& h) {
   return j;
 }
 
+// A client histogram also carries its non-empty buckets, [[index, count], ...] in
+// the layout of top-level "histogram_layout", and its exact sum: with count, min and
+// max that is the whole histogram, so reports of concurrent runs merge exactly
+// (client/report_merge.h) instead of averaging percentiles. A few hundred pairs at
+// most: latencies of one run span a few powers of two, 128 buckets each.
+json ClientHistogramJson(const LatencyHistogram& h) {
+  json j = HistogramJson(h);
+  j["sum_ns"] = h.sum();
+  json buckets = json::array();
+  const std::vector<uint64_t>& b = h.buckets();
+  for (size_t i = 0; i < b.size(); ++i) {
+    if (b[i]) buckets.push_back({i, b[i]});
+  }
+  j["buckets"] = buckets;
+  return j;
+}
+
 json CountsJson(const AllocationCounts& c) { return {{"allocs", c.allocs}, {"frees", c.frees}, {"bytes", c.bytes}}; }
 
 json ClientJson(const ClientFigures& c, bool open_loop) {
@@ -36,12 +53,12 @@ json ClientJson(const ClientFigures& c, bool open_loop) {
             {"response_bytes", c.response_bytes},
             {"errors_by_code", errors},     {"wrong_item_count", c.wrong_item_count},
             {"wrong_content", c.wrong_content}, {"verified", c.verified},
-            {"latency", HistogramJson(c.latency)}};
+            {"latency", ClientHistogramJson(c.latency)}};
   if (open_loop) {
     j["scheduled"] = c.scheduled;
     j["unsent"] = c.unsent;
-    j["latency_uncorrected"] = HistogramJson(c.latency_uncorrected);
-    j["schedule_lag"] = HistogramJson(c.schedule_lag);
+    j["latency_uncorrected"] = ClientHistogramJson(c.latency_uncorrected);
+    j["schedule_lag"] = ClientHistogramJson(c.schedule_lag);
   }
   return j;
 }
@@ -185,7 +202,12 @@ std::string RenderJson(const RunReport& report) {
         {"cpus", e.cpus},
         {"client_malloc", e.client_malloc},
         {"started_utc", e.started_utc},
-        {"command_line", e.command_line}}},
+        {"command_line", e.command_line},
+        {"merged_from", e.merged_from}}},
+      {"histogram_layout",
+       {{"sub_bucket_bits", LatencyHistogram::kSubBucketBits},
+        {"max_exponent", LatencyHistogram::kMaxExponent},
+        {"bucket_count", LatencyHistogram::kBucketCount}}},
       {"noise_guard",
        {{"disturbed_other_cpu_share", kDisturbedOtherCpuShare}, {"client_busy_share", kClientBusyShare}}},
       {"targets", targets},

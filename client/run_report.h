@@ -58,6 +58,9 @@ struct RunEnvironment {
   std::string client_malloc;
   std::string started_utc;  // ISO 8601
   std::string command_line;
+  // The reports a merged report was made of (`reco_load merge`, client/report_merge.h),
+  // in order; empty for a report of one run.
+  std::vector<std::string> merged_from;
 
   // The values for this process and machine.
   static RunEnvironment Current(const std::string& command_line);

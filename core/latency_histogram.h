@@ -39,13 +39,18 @@ class LatencyHistogram {
   // Adds n values to bucket `index` (as if recorded at its low edge for min, its
   // midpoint for the sum), for rebuilding a histogram from exported buckets.
   // sum, min and max are then set by the caller with SetSummary when it knows them.
+  // Buckets plus SetSummary(sum(), min(), max()) of the original rebuild it exactly
+  // (a report reader relies on it to merge reports: client/report_reader.h).
   void AddToBucket(int index, uint64_t n);
+  // Call it only on a non-empty histogram: an empty one has no min to set.
   void SetSummary(uint64_t sum, uint64_t min, uint64_t max);
   void Clear();
 
   uint64_t count() const { return count_; }
   uint64_t min() const { return count_ ? min_ : 0; }
   uint64_t max() const { return max_; }
+  // The exact sum of the recorded values (mean() as a double would round it).
+  uint64_t sum() const { return sum_; }
   double mean() const { return count_ ? static_cast<double>(sum_) / count_ : 0.0; }
   // p in [0, 100]: the smallest recorded value v such that p% of values are <= v,
   // reported as its bucket's midpoint (clamped to [min, max]). 0 when empty.

@@ -67,6 +67,29 @@ TEST(LatencyHistogramTest, MergeEqualsRecordingEverythingInOne) {
   EXPECT_DOUBLE_EQ(a.mean(), all.mean());
 }
 
+// What a report reader does with a histogram exported as its non-empty buckets plus
+// count, sum, min and max: the rebuilt one must be the same histogram, not a copy
+// that only agrees on percentiles (AddToBucket alone guesses sum, min and max).
+TEST(LatencyHistogramTest, BucketsPlusSummaryRebuildItExactly) {
+  LatencyHistogram original;
+  for (uint64_t v : {3u, 130u, 12345u, 999999u, 1000003u, 77777777u}) original.Record(v);
+  original.RecordN(250000, 17);
+  LatencyHistogram rebuilt;
+  for (int i = 0; i < LatencyHistogram::kBucketCount; ++i) {
+    if (original.buckets()[i]) rebuilt.AddToBucket(i, original.buckets()[i]);
+  }
+  EXPECT_NE(rebuilt.sum(), original.sum()) << "AddToBucket alone should only estimate the sum";
+  rebuilt.SetSummary(original.sum(), original.min(), original.max());
+  EXPECT_EQ(rebuilt.buckets(), original.buckets());
+  EXPECT_EQ(rebuilt.count(), original.count());
+  EXPECT_EQ(rebuilt.sum(), original.sum());
+  EXPECT_EQ(rebuilt.min(), original.min());
+  EXPECT_EQ(rebuilt.max(), original.max());
+  for (double p : {0.0, 50.0, 99.0, 100.0}) EXPECT_EQ(rebuilt.Percentile(p), original.Percentile(p));
+  uint64_t expected_sum = 3 + 130 + 12345 + 999999 + 1000003 + 77777777 + 250000ull * 17;
+  EXPECT_EQ(original.sum(), expected_sum);
+}
+
 TEST(LatencyHistogramTest, EmptyAndClampedValues) {
   LatencyHistogram h;
   EXPECT_EQ(h.Percentile(99), 0u);

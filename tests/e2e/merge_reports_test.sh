@@ -1,0 +1,58 @@
+#!/usr/bin/env bash
+# Distributed load in miniature: two reco_load processes drive one reco_server at the
+# same time, `reco_load merge` merges their JSON reports, and check_merged_report.py
+# checks that the merge added them exactly (ok and latency counts are the sums, the
+# buckets add, the window is not summed). Then merge must refuse (exit 2, naming the
+# file) the same report twice, a report of another run, a missing file and non-JSON.
+#   tests/e2e/merge_reports_test.sh RECO_SERVER RECO_LOAD
+set -uo pipefail
+server=$1 load=$2
+here=$(dirname "$0")
+. "$here/../../scripts/lib/reco_servers.sh"
+reco_test_dir tmp
+
+start_reco_server "$tmp/s.out" "$server" --mode arena_pool || fail "reco_server did not start"
+target="arena_pool=127.0.0.1:$SERVER_PORT"
+short=(--target "$target" --rounds 1 --duration 1s --warmup 0.2s --concurrency 2 --connections 1 --quiet)
+
+timeout 60 "$load" "${short[@]}" --json "$tmp/a.json" >"$tmp/a.out" 2>&1 &
+a=$!
+timeout 60 "$load" "${short[@]}" --json "$tmp/b.json" >"$tmp/b.out" 2>&1 &
+b=$!
+wait $a || fail "first reco_load exited $?: $(cat "$tmp/a.out")"
+wait $b || fail "second reco_load exited $?: $(cat "$tmp/b.out")"
+echo "ok: two reco_load runs at the same time"
+
+"$load" merge "$tmp/a.json" "$tmp/b.json" --json "$tmp/m.json" --csv "$tmp/m.csv" >"$tmp/m.out" 2>"$tmp/m.err" ||
+  fail "merge exited $?: $(cat "$tmp/m.err")"
+grep -q "arena_pool" "$tmp/m.out" || fail "no table row for arena_pool: $(cat "$tmp/m.out")"
+grep -q "merged from 2 reports" "$tmp/m.out" || fail "the table does not say it is merged: $(cat "$tmp/m.out")"
+[ -s "$tmp/m.csv" ] || fail "no CSV written"
+/usr/bin/python3 "$here/check_merged_report.py" "$tmp/m.json" "$tmp/a.json" "$tmp/b.json" || fail "merged report is not the sum"
+echo "ok: merged report is the exact sum"
+
+# expect_merge TEXT ARGS...: reco_load merge ARGS exits 2 and its stderr holds TEXT.
+expect_merge() {
+  local text=$1
+  shift
+  "$load" merge "$@" >"$tmp/x.out" 2>"$tmp/x.err"
+  local rc=$?
+  [ "$rc" = 2 ] || fail "reco_load merge $* exited $rc, want 2: $(cat "$tmp/x.err")"
+  grep -qF -- "$text" "$tmp/x.err" || fail "reco_load merge $*: stderr lacks '$text': $(cat "$tmp/x.err")"
+}
+expect_merge "$tmp/a.json: cannot merge with $tmp/a.json: the same run twice" "$tmp/a.json" "$tmp/a.json"
+/usr/bin/python3 - "$tmp/a.json" "$tmp/other.json" <<'PY'
+import json, sys
+doc = json.load(open(sys.argv[1]))
+doc["parameters"]["rounds"] = 2
+doc["environment"]["started_utc"] = "another run"
+json.dump(doc, open(sys.argv[2], "w"))
+PY
+expect_merge "$tmp/other.json: cannot merge with $tmp/a.json: rounds differ" "$tmp/a.json" "$tmp/other.json"
+expect_merge "$tmp/missing.json: cannot read" "$tmp/a.json" "$tmp/missing.json"
+echo "not json" >"$tmp/bad.json"
+expect_merge "$tmp/bad.json: not valid JSON" "$tmp/a.json" "$tmp/bad.json"
+expect_merge "give the JSON reports to merge"
+echo "ok: merge refuses a run twice, another run, a missing file, non-JSON, no file (exit 2)"
+stop_reco_server
+echo PASS
