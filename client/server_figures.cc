@@ -3,6 +3,8 @@
 
 #include <algorithm>
 
+#include "absl/strings/str_cat.h"
+
 #include "core/histogram_proto.h"
 
 namespace reco {
@@ -111,6 +113,38 @@ void ServerFigures::Merge(const ServerFigures& later) {
   arena_space_used += later.arena_space_used;
   arena_overflows += later.arena_overflows;
   if (note.empty()) note = later.note;
+}
+
+void ServerFigures::AddReplica(const ServerFigures& replica, const std::string& address) {
+  if (!replica.available) {
+    *this = UnavailableServerFigures(absl::StrCat("replica ", address, ": ", replica.note));
+    return;
+  }
+  if (!available) {
+    if (!note.empty()) return;  // an earlier replica was unavailable: stay so
+    *this = replica;
+    if (!note.empty()) note = absl::StrCat("replica ", address, ": ", note);
+    return;
+  }
+  // The gauges are the fleet's at the window's end: summed, then kept by Merge.
+  const uint64_t rss = rss_bytes + replica.rss_bytes, peak = peak_rss_bytes + replica.peak_rss_bytes;
+  const uint64_t arena = heap_arena_bytes + replica.heap_arena_bytes, in_use = heap_in_use_bytes + replica.heap_in_use_bytes,
+                 heap_free = heap_free_bytes + replica.heap_free_bytes;
+  const uint64_t capacity = budget_capacity_bytes + replica.budget_capacity_bytes,
+                 budget_peak = budget_peak_bytes + replica.budget_peak_bytes;
+  const double window = std::max(seconds, replica.seconds);
+  const std::string kept_note = note;
+  Merge(replica);
+  seconds = window;
+  rss_bytes = rss;
+  peak_rss_bytes = peak;
+  heap_arena_bytes = arena;
+  heap_in_use_bytes = in_use;
+  heap_free_bytes = heap_free;
+  budget_capacity_bytes = capacity;
+  budget_peak_bytes = budget_peak;
+  malloc_heap_available = malloc_heap_available && replica.malloc_heap_available;
+  note = kept_note.empty() && !replica.note.empty() ? absl::StrCat("replica ", address, ": ", replica.note) : kept_note;
 }
 
 }  // namespace reco

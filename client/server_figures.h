@@ -7,7 +7,11 @@
 // (resident memory, glibc's free bytes) are the values at the window's end; the peak
 // resident size is the server's own (since it started or last reset its window).
 // Figures of the same target merge (over rounds): totals add, gauges keep the
-// latest, peaks the max.
+// latest, peaks the max. Figures of a target's replicas over ONE window combine with
+// AddReplica: totals add too, the window is the longest replica's (they ran at the
+// same time), and gauges and peaks ADD: the fleet's resident memory is the sum of
+// its processes' (the summed peaks are an upper bound: each replica peaked at its
+// own moment).
 // Per-RPC figures divide by the RPCs the SERVER answered in the window, so they do
 // not depend on how the client's window lines up with the server's.
 //
@@ -21,6 +25,7 @@
 
 #include <cstdint>
 #include <string>
+#include <vector>
 
 #include "core/allocation_counter.h"
 #include "core/latency_histogram.h"
@@ -67,11 +72,20 @@ struct ServerFigures {
   uint64_t arena_overflows = 0;
 
   void Merge(const ServerFigures& later);
+  // Adds a replica's figures of the same window (see above). An unavailable replica
+  // makes the sum unavailable: a part of the fleet would pass for all of it.
+  void AddReplica(const ServerFigures& replica, const std::string& address);
   // value / rpcs (0 when no RPC was answered).
   double PerRpc(uint64_t value) const { return rpcs ? static_cast<double>(value) / rpcs : 0.0; }
   double CpuMicrosPerRpc() const { return rpcs ? (cpu_user_seconds + cpu_system_seconds) * 1e6 / rpcs : 0.0; }
   // Arena figures are summed at each release, so they divide by releases.
   double PerRelease(uint64_t value) const { return released ? static_cast<double>(value) / released : 0.0; }
+};
+
+// One backend's share of a replicated target: its address and its own figures.
+struct ReplicaFigures {
+  std::string address;
+  ServerFigures server;
 };
 
 ServerFigures ServerFiguresBetween(const v1::StatsSnapshot& before, const v1::StatsSnapshot& after);

@@ -66,5 +66,34 @@ TEST(ServerFigures, UnavailableFiguresKeepTheirReason) {
   EXPECT_EQ(total.PerRpc(5), 0.0);
 }
 
+TEST(ServerFigures, AddReplicaSumsTotalsAndGaugesOverOneWindow) {
+  LatencyHistogram none;
+  ServerFigures a = ServerFiguresBetween(Snapshot(100, 7000, 1.0, none), Snapshot(300, 21000, 1.5, none));
+  ServerFigures b = ServerFiguresBetween(Snapshot(0, 0, 0.0, none), Snapshot(100, 7000, 0.25, none));
+  a.seconds = 2.0;
+  b.seconds = 2.5;
+  ServerFigures fleet;
+  fleet.AddReplica(a, "127.0.0.1:1");
+  fleet.AddReplica(b, "127.0.0.1:2");
+  ASSERT_TRUE(fleet.available);
+  EXPECT_EQ(fleet.rpcs, 300u);
+  EXPECT_EQ(fleet.build.allocations.allocs, 14000u + 7000u);
+  EXPECT_DOUBLE_EQ(fleet.cpu_user_seconds, 0.75);
+  EXPECT_DOUBLE_EQ(fleet.seconds, 2.5) << "replicas ran at the same time: the window is not summed";
+  EXPECT_EQ(fleet.rss_bytes, 300u * 1000 + 100u * 1000) << "the fleet's memory is the sum of its processes'";
+  EXPECT_EQ(fleet.peak_rss_bytes, 300u * 2000 + 100u * 2000);
+}
+
+TEST(ServerFigures, AddReplicaWithOneUnavailableIsUnavailableNamingIt) {
+  LatencyHistogram none;
+  ServerFigures up = ServerFiguresBetween(Snapshot(0, 0, 0.0, none), Snapshot(100, 7000, 0.25, none));
+  ServerFigures fleet;
+  fleet.AddReplica(up, "127.0.0.1:1");
+  fleet.AddReplica(UnavailableServerFigures("deadline exceeded"), "127.0.0.1:2");
+  fleet.AddReplica(up, "127.0.0.1:3");
+  EXPECT_FALSE(fleet.available);
+  EXPECT_EQ(fleet.note, "replica 127.0.0.1:2: deadline exceeded");
+}
+
 }  // namespace
 }  // namespace reco
