@@ -5,8 +5,12 @@
 #include <set>
 #include <thread>
 
+#include <arpa/inet.h>
+
+#include "absl/strings/match.h"
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
 #include "absl/strings/str_split.h"
 #include "absl/strings/strip.h"
 #include "core/response_builder.h"
@@ -18,21 +22,38 @@ absl::Status Bad(absl::string_view flag, absl::string_view what) {
   return absl::InvalidArgumentError(absl::StrCat(flag, " ", what));
 }
 
+constexpr char kDnsScheme[] = "dns:///";
+
+// The host of HOST:PORT or [V6]:PORT, without brackets.
+absl::string_view HostOf(absl::string_view host_port) {
+  absl::string_view host = host_port.substr(0, host_port.rfind(':'));
+  if (absl::ConsumePrefix(&host, "[")) absl::ConsumeSuffix(&host, "]");
+  return host;
+}
+
 }  // namespace
 
+std::vector<std::string> TargetSpec::Backends() const { return absl::StrSplit(address, ','); }
+
+bool TargetSpec::IsDns() const { return absl::StartsWith(address, kDnsScheme); }
+
 absl::StatusOr<TargetSpec> ParseTargetSpec(absl::string_view value) {
-  const std::string example = "expected NAME=HOST:PORT, e.g. heap=127.0.0.1:50051";
+  const std::string example = "expected NAME=HOST:PORT or NAME=dns:///HOST:PORT, e.g. heap=127.0.0.1:50051";
   size_t eq = value.find('=');
   if (eq == absl::string_view::npos || eq == 0) {
     return Bad("--target", absl::StrCat("'", value, "': ", example));
   }
   TargetSpec spec{std::string(value.substr(0, eq)), std::string(value.substr(eq + 1))};
-  size_t colon = spec.address.rfind(':');
-  if (colon == std::string::npos || colon == 0) {
+  absl::string_view host_port = spec.address;
+  // Only dns:/// (no authority): asking a chosen DNS server is gRPC's c-ares
+  // resolver's business, and getaddrinfo (the per-replica stats) could not follow it.
+  absl::ConsumePrefix(&host_port, kDnsScheme);
+  size_t colon = host_port.rfind(':');
+  if (colon == absl::string_view::npos || colon == 0 || absl::StrContains(host_port, '/')) {
     return Bad("--target", absl::StrCat("'", value, "': ", example));
   }
   int port = 0;
-  if (!absl::SimpleAtoi(absl::string_view(spec.address).substr(colon + 1), &port) || port < 1 || port > 65535) {
+  if (!absl::SimpleAtoi(host_port.substr(colon + 1), &port) || port < 1 || port > 65535) {
     return Bad("--target", absl::StrCat("'", value, "': the port must be a number from 1 to 65535"));
   }
   for (char c : spec.name) {
@@ -41,6 +62,61 @@ absl::StatusOr<TargetSpec> ParseTargetSpec(absl::string_view value) {
     }
   }
   return spec;
+}
+
+absl::StatusOr<std::vector<TargetSpec>> ParseTargetFlags(const std::vector<std::string>& values) {
+  std::vector<TargetSpec> targets;
+  std::vector<std::vector<std::string>> backends;  // parallel to targets
+  for (const std::string& v : values) {
+    absl::StatusOr<TargetSpec> t = ParseTargetSpec(v);
+    if (!t.ok()) return t.status();
+    size_t i = 0;
+    while (i < targets.size() && targets[i].name != t->name) ++i;
+    if (i == targets.size()) {
+      targets.push_back(*t);
+      backends.push_back({t->address});
+      continue;
+    }
+    std::vector<std::string>& b = backends[i];
+    if (std::find(b.begin(), b.end(), t->address) != b.end()) {
+      return Bad("--target", absl::StrCat("'", v, "' is given twice"));
+    }
+    if (t->IsDns() || targets[i].IsDns()) {
+      return Bad("--target", absl::StrCat("'", v, "': a dns:/// address stands for all of ", t->name,
+                                          "'s backends; give it alone, not with other addresses for the same name"));
+    }
+    b.push_back(t->address);
+  }
+  for (size_t i = 0; i < targets.size(); ++i) {
+    if (backends[i].size() < 2) continue;
+    int families = 0;
+    for (const std::string& a : backends[i]) {
+      const std::string host(HostOf(a));
+      unsigned char buf[16];
+      const bool v4 = inet_pton(AF_INET, host.c_str(), buf) == 1, v6 = inet_pton(AF_INET6, host.c_str(), buf) == 1;
+      if (!v4 && !v6) {
+        return Bad("--target", absl::StrCat("'", targets[i].name, "=", a, "': with several backends each must be an IP "
+                                            "address (gRPC balances over an ipv4:/ipv6: list); for a name use one ",
+                                            targets[i].name, "=dns:///", a));
+      }
+      families |= v4 ? 1 : 2;
+    }
+    if (families == 3) {
+      return Bad("--target", absl::StrCat("'", targets[i].name, "': mixes IPv4 and IPv6 backends; gRPC's address "
+                                          "list takes one family"));
+    }
+    targets[i].address = absl::StrJoin(backends[i], ",");
+  }
+  return targets;
+}
+
+std::string GrpcTargetOf(const TargetSpec& spec) {
+  if (spec.IsDns() || !absl::StrContains(spec.address, ',')) return spec.address;
+  return absl::StrCat(absl::StartsWith(spec.address, "[") ? "ipv6:" : "ipv4:", spec.address);
+}
+
+std::string LbServiceConfigJson(absl::string_view lb_policy) {
+  return absl::StrCat(R"({"loadBalancingConfig":[{")", lb_policy, R"(":{}}]})");
 }
 
 absl::StatusOr<absl::Duration> ParseDurationFlag(absl::string_view flag, absl::string_view value) {
@@ -96,6 +172,9 @@ absl::Status ValidateLoadOptions(const LoadOptions& o) {
   }
   if (o.connections < 1 || o.connections > 1000) {
     return Bad("--connections", absl::StrCat("must be from 1 to 1000, got ", o.connections));
+  }
+  if (o.lb_policy != "round_robin" && o.lb_policy != "pick_first") {
+    return Bad("--lb_policy", absl::StrCat("must be round_robin or pick_first, got '", o.lb_policy, "'"));
   }
   if (o.lookahead_bytes < 0) {
     return Bad("--lookahead_bytes", absl::StrCat("must be 0 (gRPC's default) or positive, got ", o.lookahead_bytes));

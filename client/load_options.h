@@ -10,6 +10,12 @@
 //   reco::ParseTargetSpec("127.0.0.1:50051").status().message()
 //   // "--target '127.0.0.1:50051': expected NAME=HOST:PORT, e.g. heap=127.0.0.1:50051"
 //
+// Replicas: a name given again adds a backend to that target, which stays one target
+// (one report column); its calls are spread by gRPC's load balancing (--lb_policy).
+//   reco::ParseTargetFlags({"a=127.0.0.1:5001", "a=127.0.0.1:5002", "b=dns:///svc:80"})
+//   // {{"a", "127.0.0.1:5001,127.0.0.1:5002"}, {"b", "dns:///svc:80"}}
+//   // Backends() of the first: {"127.0.0.1:5001", "127.0.0.1:5002"}
+//
 // Plain values; no thread-safety concerns.
 #ifndef ARENA_GRPC_CLIENT_LOAD_OPTIONS_H_
 #define ARENA_GRPC_CLIENT_LOAD_OPTIONS_H_
@@ -27,8 +33,15 @@
 namespace reco {
 
 struct TargetSpec {
-  std::string name;     // a label for reports: "heap", "arena_pool", ...
-  std::string address;  // HOST:PORT
+  std::string name;  // a label for reports: "heap", "arena_pool", ...
+  // HOST:PORT; or dns:///HOST:PORT (every address the name resolves to); or, for a
+  // target with replicas, their HOST:PORTs joined by commas (a comma never occurs
+  // inside one --target value, so the join is unambiguous).
+  std::string address;
+
+  // The backends: address split at its commas (one element for HOST:PORT or dns:///).
+  std::vector<std::string> Backends() const;
+  bool IsDns() const;  // address is dns:///HOST:PORT
 };
 
 struct LoadOptions {
@@ -43,8 +56,14 @@ struct LoadOptions {
   // Closed loop: requests in flight per target. Open loop: the most in flight at
   // once; when all are busy, scheduled requests wait (and the lag is reported).
   int concurrency = 16;
-  // Channels (HTTP/2 connections) per target; requests spread over them.
+  // Channels per target; requests spread over them. Each channel connects to every
+  // backend of its target (round_robin), so a target with N replicas holds up to
+  // connections x N HTTP/2 connections: `connections` per backend.
   int connections = 2;
+  // gRPC's load-balancing policy for a target with several backends or a dns:///
+  // address: "round_robin" spreads calls over all of them, "pick_first" keeps a
+  // channel on one. A single HOST:PORT target is dialled as before, without it.
+  std::string lb_policy = "round_robin";
   // gRPC's per-stream read-ahead (GRPC_ARG_HTTP2_STREAM_LOOKAHEAD_BYTES); 0 keeps
   // gRPC's default (64 KiB, grown by BDP probing), which is what a typical client
   // runs with. A ~110 KB response outgrows that first window, so a larger value can
@@ -83,8 +102,24 @@ struct LoadOptions {
   bool open_loop() const { return rate > 0; }
 };
 
-// "NAME=HOST:PORT" -> TargetSpec, or INVALID_ARGUMENT naming --target.
+// "NAME=HOST:PORT" or "NAME=dns:///HOST:PORT" -> TargetSpec, or INVALID_ARGUMENT
+// naming --target.
 absl::StatusOr<TargetSpec> ParseTargetSpec(absl::string_view value);
+
+// Every --target value, parsed; values with the same name become one target with
+// several backends, in the order first given. INVALID_ARGUMENT naming --target for a
+// bad value, a backend given twice for one name, a dns:/// address among others
+// under one name (gRPC dials one resolver per channel), or a host name among several
+// backends (the ipv4:/ipv6: list gRPC balances over takes IP addresses only).
+absl::StatusOr<std::vector<TargetSpec>> ParseTargetFlags(const std::vector<std::string>& values);
+
+// The gRPC target string of a spec: the address itself for HOST:PORT and dns:///;
+// "ipv4:A:P,B:P" (or ipv6:) for several backends.
+std::string GrpcTargetOf(const TargetSpec& spec);
+
+// The service config that selects `lb_policy`, e.g.
+// {"loadBalancingConfig":[{"round_robin":{}}]}.
+std::string LbServiceConfigJson(absl::string_view lb_policy);
 
 // A duration flag: "5" (seconds), "2.5s", "500ms", "1m". INVALID_ARGUMENT naming
 // `flag` otherwise. Negative values parse; ValidateLoadOptions judges them.

@@ -31,7 +31,63 @@ TEST(ParseTargetSpec, RefusesMalformedValuesNamingTheFlag) {
   }
 }
 
+TEST(ParseTargetFlags, RepeatedNamesAreOneTargetWithSeveralBackends) {
+  absl::StatusOr<std::vector<TargetSpec>> t = ParseTargetFlags(
+      {"arena_pool=127.0.0.1:5001", "heap=127.0.0.1:6000", "arena_pool=127.0.0.1:5002", "arena_pool=127.0.0.1:5003"});
+  ASSERT_TRUE(t.ok()) << t.status();
+  ASSERT_EQ(t->size(), 2u);
+  EXPECT_EQ((*t)[0].name, "arena_pool");
+  EXPECT_EQ((*t)[0].Backends(), (std::vector<std::string>{"127.0.0.1:5001", "127.0.0.1:5002", "127.0.0.1:5003"}));
+  EXPECT_EQ(GrpcTargetOf((*t)[0]), "ipv4:127.0.0.1:5001,127.0.0.1:5002,127.0.0.1:5003");
+  EXPECT_EQ((*t)[1].name, "heap");
+  EXPECT_EQ((*t)[1].Backends(), std::vector<std::string>{"127.0.0.1:6000"});
+  EXPECT_EQ(GrpcTargetOf((*t)[1]), "127.0.0.1:6000") << "a single backend is dialled exactly as before";
+}
+
+TEST(ParseTargetFlags, IPv6ListsAndDnsTargets) {
+  absl::StatusOr<std::vector<TargetSpec>> t =
+      ParseTargetFlags({"a=[::1]:5001", "a=[::1]:5002", "b=dns:///reco.example:50051", "c=localhost:7"});
+  ASSERT_TRUE(t.ok()) << t.status();
+  EXPECT_EQ(GrpcTargetOf((*t)[0]), "ipv6:[::1]:5001,[::1]:5002");
+  EXPECT_TRUE((*t)[1].IsDns());
+  EXPECT_EQ(GrpcTargetOf((*t)[1]), "dns:///reco.example:50051");
+  EXPECT_EQ((*t)[1].Backends(), std::vector<std::string>{"dns:///reco.example:50051"});
+  EXPECT_FALSE((*t)[2].IsDns());
+}
+
+TEST(ParseTargetFlags, RefusesBadGroupsNamingTheFlag) {
+  const std::vector<std::vector<std::string>> bad = {
+      {"a=127.0.0.1:1", "a=127.0.0.1:1"},                 // the same backend twice
+      {"a=dns:///svc:80", "a=127.0.0.1:1"},               // dns:/// among others
+      {"a=127.0.0.1:1", "a=dns:///svc:80"},               // ... in either order
+      {"a=127.0.0.1:1", "a=localhost:2"},                 // a host name in an ipv4: list
+      {"a=127.0.0.1:1", "a=[::1]:2"},                     // two families
+      {"a=dns://8.8.8.8/svc:80"},                         // a DNS authority
+      {"a=dns:///svc"},                                   // no port
+      {"a=127.0.0.1:1", "b=127.0.0.1"},                   // a bad value later on
+  };
+  for (const auto& values : bad) {
+    absl::StatusOr<std::vector<TargetSpec>> t = ParseTargetFlags(values);
+    ASSERT_FALSE(t.ok()) << values.back();
+    EXPECT_EQ(t.status().code(), absl::StatusCode::kInvalidArgument);
+    EXPECT_EQ(t.status().message().substr(0, 8), "--target") << t.status();
+  }
+}
+
+TEST(LbServiceConfigJson, SelectsThePolicy) {
+  EXPECT_EQ(LbServiceConfigJson("round_robin"), R"({"loadBalancingConfig":[{"round_robin":{}}]})");
+  EXPECT_EQ(LbServiceConfigJson("pick_first"), R"({"loadBalancingConfig":[{"pick_first":{}}]})");
+}
+
 TEST(ValidateLoadOptions, AcceptsTheDefaults) { EXPECT_TRUE(ValidateLoadOptions(Valid()).ok()); }
+
+TEST(ValidateLoadOptions, AcceptsBothLbPolicies) {
+  LoadOptions o = Valid();
+  for (const char* policy : {"round_robin", "pick_first"}) {
+    o.lb_policy = policy;
+    EXPECT_TRUE(ValidateLoadOptions(o).ok()) << policy;
+  }
+}
 
 TEST(ValidateLoadOptions, NamesTheBadFlag) {
   struct Case {
@@ -48,6 +104,8 @@ TEST(ValidateLoadOptions, NamesTheBadFlag) {
       {"--concurrency", [](LoadOptions* o) { o->concurrency = 0; }},
       {"--connections", [](LoadOptions* o) { o->connections = 0; }},
       {"--lookahead_bytes", [](LoadOptions* o) { o->lookahead_bytes = -1; }},
+      {"--lb_policy", [](LoadOptions* o) { o->lb_policy = "grpclb"; }},
+      {"--lb_policy", [](LoadOptions* o) { o->lb_policy = ""; }},
       {"--threads", [](LoadOptions* o) { o->threads = -1; }},
       {"--rate", [](LoadOptions* o) { o->rate = -5; }},
       {"--items", [](LoadOptions* o) { o->items = 10001; }},

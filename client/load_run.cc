@@ -61,12 +61,34 @@ void AddWarnings(const RunReport& report, const TargetResult& t, std::vector<std
           t.spec.name, o.rate, lag_p99 / 1e6, c.schedule_lag.max() / 1e6, c.unsent, c.scheduled));
     }
   }
+  // With balanced calls each of N replicas serves about 1/N of them; one under half
+  // of that is a skew a reader must see (pick_first, or a connection pinned to a pod).
+  if (t.replicas.size() > 1 && t.server.available && t.server.rpcs > 0) {
+    const double fair = 1.0 / t.replicas.size();
+    for (const ReplicaFigures& r : t.replicas) {
+      const double share = static_cast<double>(r.server.rpcs) / t.server.rpcs;
+      if (share < fair / 2) {
+        warnings->push_back(absl::StrFormat(
+            "%s: replica %s served %.0f%% of the RPCs, under half its fair share (%.0f%% of %d replicas; --lb_policy %s)",
+            t.spec.name, r.address, 100 * share, 100 * fair, static_cast<int>(t.replicas.size()), o.lb_policy));
+      }
+    }
+  }
   if (!t.server.available) {
     warnings->push_back(absl::StrCat(t.spec.name, ": server-side figures unavailable (", t.server.note,
                                      "); client-side figures only"));
   } else if (!t.server.note.empty()) {
     warnings->push_back(absl::StrCat(t.spec.name, ": ", t.server.note));
   }
+}
+
+// Whether every backend of the link runs on this machine (so its CPU is part of the
+// machine's busy time).
+bool AllLoopback(const TargetLink& link) {
+  for (int i = 0; i < link.replicas(); ++i) {
+    if (!IsLoopbackTarget(link.replica_address(i))) return false;
+  }
+  return link.replicas() > 0;
 }
 
 v1::RecommendRequest RequestShape(const LoadOptions& options) {
@@ -124,7 +146,11 @@ absl::StatusOr<RunReport> RunLoad(const LoadOptions& options, const std::string&
   std::vector<std::string> stats_note;
   for (const TargetSpec& spec : options.targets) {
     links.push_back(std::make_unique<TargetLink>(spec, options.connections, options.lookahead_bytes,
-                                                 TlsDial{options.tls_ca_pem, options.tls_server_name}));
+                                                 TlsDial{options.tls_ca_pem, options.tls_server_name},
+                                                 options.lb_policy));
+    if (!links.back()->replica_note().empty()) {
+      report.warnings.push_back(absl::StrCat(spec.name, ": ", links.back()->replica_note()));
+    }
     // Stats first, for the catalogue; an unreachable target fails the probe below
     // with the clearer message.
     absl::StatusOr<v1::StatsSnapshot> s = links.back()->Snapshot(options.probe_deadline);
@@ -177,8 +203,13 @@ absl::StatusOr<RunReport> RunLoad(const LoadOptions& options, const std::string&
         }
       };
       WaitUntil(plan.measure_start_ns, tick);
-      absl::StatusOr<v1::StatsSnapshot> before;
-      if (has_stats[ti]) before = link.Snapshot(options.probe_deadline);
+      // Every replica before and after the window: each answers for its own calls.
+      auto snapshot_all = [&] {
+        std::vector<absl::StatusOr<v1::StatsSnapshot>> s;
+        for (int i = 0; has_stats[ti] && i < link.replicas(); ++i) s.push_back(link.Snapshot(options.probe_deadline, i));
+        return s;
+      };
+      const std::vector<absl::StatusOr<v1::StatsSnapshot>> before = snapshot_all();
       // The machine's busy CPU is read right beside the client's own, so that the two
       // cover the same stretch of time (the noise guard subtracts one from the other).
       const int64_t machine_start_ns = MonotonicNanos();
@@ -188,25 +219,32 @@ absl::StatusOr<RunReport> RunLoad(const LoadOptions& options, const std::string&
       const double cpu_end = ProcessCpuSeconds();
       const std::optional<double> busy_end = ReadBusyCpuSeconds();
       const int64_t machine_end_ns = MonotonicNanos();
-      absl::StatusOr<v1::StatsSnapshot> after;
-      if (has_stats[ti]) after = link.Snapshot(options.probe_deadline);
+      const std::vector<absl::StatusOr<v1::StatsSnapshot>> after = snapshot_all();
       RoundResult r;
       r.round = round;
       r.client = driver.Join();
       r.client.client_cpu_seconds = cpu_end - cpu_start;
       if (!has_stats[ti]) {
         r.server = UnavailableServerFigures(stats_note[ti]);
-      } else if (!before.ok() || !after.ok()) {
-        r.server = UnavailableServerFigures(std::string((before.ok() ? after : before).status().message()));
       } else {
-        r.server = ServerFiguresBetween(*before, *after);
+        for (int i = 0; i < link.replicas(); ++i) {
+          ServerFigures one = !before[i].ok() ? UnavailableServerFigures(std::string(before[i].status().message()))
+                              : !after[i].ok() ? UnavailableServerFigures(std::string(after[i].status().message()))
+                                               : ServerFiguresBetween(*before[i], *after[i]);
+          if (link.replicas() == 1) {
+            r.server = std::move(one);
+          } else {
+            r.server.AddReplica(one, link.replica_address(i));
+            r.replicas.push_back({link.replica_address(i), std::move(one)});
+          }
+        }
       }
       // The server's CPU is part of the machine's busy time only when it runs here. A
       // server inside this very process (the tests') is already in the client's CPU.
       std::optional<double> server_cpu;
       if (r.server.available && r.server.pid == getpid()) {
         server_cpu = 0.0;
-      } else if (r.server.available && IsLoopbackTarget(link.spec().address)) {
+      } else if (r.server.available && AllLoopback(link)) {
         server_cpu = r.server.cpu_user_seconds + r.server.cpu_system_seconds;
       }
       r.machine = MachineWindowOf(busy_start, busy_end, (machine_end_ns - machine_start_ns) / 1e9,
@@ -215,6 +253,10 @@ absl::StatusOr<RunReport> RunLoad(const LoadOptions& options, const std::string&
       t.client.Merge(r.client);
       t.server.Merge(r.server);
       t.machine.Merge(r.machine);
+      if (t.replicas.empty()) {
+        for (const ReplicaFigures& rf : r.replicas) t.replicas.push_back({rf.address, ServerFigures()});
+      }
+      for (size_t i = 0; i < r.replicas.size(); ++i) t.replicas[i].server.Merge(r.replicas[i].server);
       t.rounds.push_back(std::move(r));
     }
   }

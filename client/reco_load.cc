@@ -3,6 +3,8 @@
 // per RPC (from each server's reco.v1.ServerStats).
 //
 //   reco_load --target heap=127.0.0.1:50051 --target arena_pool=127.0.0.1:50052
+//             [--target arena_pool=127.0.0.1:50053 ...: a replica of arena_pool]
+//             [--lb_policy round_robin|pick_first]
 //             [--duration 5s] [--rounds 3] [--concurrency 16] [--rate 2000]
 //             [--json FILE] [--csv FILE] [--html FILE]
 //   reco_load merge A.json B.json ... [--json FILE] [--csv FILE] [--html FILE]
@@ -34,12 +36,16 @@
 #include "rpc/pem_file.h"
 
 ABSL_FLAG(std::vector<std::string>, target, {},
-          "NAME=HOST:PORT of a server to drive; repeatable (or comma-separated). The first is the baseline.");
+          "NAME=HOST:PORT of a server to drive; repeatable (or comma-separated). The first is the baseline. A name "
+          "given again adds a replica to that target; NAME=dns:///HOST:PORT is every address HOST resolves to.");
 ABSL_FLAG(std::string, duration, "5s", "Measured time per target and round: seconds (5) or with a unit (500ms, 1m).");
 ABSL_FLAG(std::string, warmup, "1s", "Unrecorded load before each measured window.");
 ABSL_FLAG(int32_t, rounds, 3, "Rounds; each drives every target once, in order (A B A B ...).");
 ABSL_FLAG(int32_t, concurrency, 16, "Requests in flight per target (open loop: the most in flight).");
-ABSL_FLAG(int32_t, connections, 2, "Channels (HTTP/2 connections) per target.");
+ABSL_FLAG(int32_t, connections, 2,
+          "Channels per target; each holds one HTTP/2 connection per backend (replicas: connections per backend).");
+ABSL_FLAG(std::string, lb_policy, "round_robin",
+          "gRPC load balancing for a target with replicas or a dns:/// address: round_robin or pick_first.");
 ABSL_FLAG(int32_t, lookahead_bytes, 0,
           "gRPC's per-stream read-ahead window (GRPC_ARG_HTTP2_STREAM_LOOKAHEAD_BYTES); 0: gRPC's default.");
 ABSL_FLAG(int32_t, threads, 0,
@@ -73,11 +79,10 @@ int Fail(int code, const std::string& message) {
 // Flags -> LoadOptions, or the first bad flag.
 absl::StatusOr<reco::LoadOptions> OptionsFromFlags(const std::vector<std::string>& target_values) {
   reco::LoadOptions o;
-  for (const std::string& v : target_values) {
-    absl::StatusOr<reco::TargetSpec> t = reco::ParseTargetSpec(v);
-    if (!t.ok()) return t.status();
-    o.targets.push_back(*t);
-  }
+  absl::StatusOr<std::vector<reco::TargetSpec>> targets = reco::ParseTargetFlags(target_values);
+  if (!targets.ok()) return targets.status();
+  o.targets = *std::move(targets);
+  o.lb_policy = absl::GetFlag(FLAGS_lb_policy);
   for (auto [flag, value, out] : {std::tuple{"--duration", absl::GetFlag(FLAGS_duration), &o.duration},
                                   std::tuple{"--warmup", absl::GetFlag(FLAGS_warmup), &o.warmup},
                                   std::tuple{"--probe_deadline", absl::GetFlag(FLAGS_probe_deadline),
@@ -162,6 +167,8 @@ int main(int argc, char** argv) {
       "Usage: reco_load --target NAME=HOST:PORT [--target ...] [--duration 5s] [--rounds 3] [--concurrency 16]\n"
       "                 [--rate REQ_PER_S] [--json FILE] [--csv FILE] [--html FILE]\n"
       "                 [--tls_ca CA.pem [--tls_server_name NAME]]\n"
+      "       NAME given again adds a replica to that target (--lb_policy round_robin|pick_first);\n"
+      "       NAME=dns:///HOST:PORT is every address HOST resolves to (docs/load-client.md, \"Replicas\").\n"
       "       reco_load merge A.json B.json ... [--json FILE] [--csv FILE] [--html FILE]\n"
       "                 merges the JSON reports of reco_load processes run AT THE SAME TIME against the same\n"
       "                 servers: latency histograms add bucket by bucket, counts add, QPS is over the longest\n"

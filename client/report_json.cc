@@ -105,6 +105,30 @@ json ServerJson(const ServerFigures& s) {
             {"arena_overflows", s.arena_overflows}}}};
 }
 
+// One backend of a replicated target: how many RPCs it served (its share of the
+// target's) and its main per-RPC figures; the full figures are the target's "server".
+json ReplicasJson(const std::vector<ReplicaFigures>& replicas, const ServerFigures& target) {
+  json out = json::array();
+  for (const ReplicaFigures& r : replicas) {
+    const ServerFigures& s = r.server;
+    json j = {{"address", r.address}, {"available", s.available}, {"note", s.note}};
+    if (s.available) {
+      j["pid"] = s.pid;
+      j["rpcs"] = s.rpcs;
+      j["rpc_errors"] = s.rpc_errors;
+      j["share_of_rpcs"] = target.rpcs ? static_cast<double>(s.rpcs) / target.rpcs : 0.0;
+      j["cpu_seconds"] = s.cpu_user_seconds + s.cpu_system_seconds;
+      j["cpu_us_per_rpc"] = s.CpuMicrosPerRpc();
+      j["build_allocs_per_rpc"] = s.PerRpc(s.build.allocations.allocs);
+      j["process_allocs_per_rpc"] = s.PerRpc(s.process.allocs);
+      j["rss_bytes"] = s.rss_bytes;
+      j["peak_rss_bytes"] = s.peak_rss_bytes;
+    }
+    out.push_back(j);
+  }
+  return out;
+}
+
 template <typename Window>  // RoundResult or TargetResult
 json FiguresJson(const std::vector<Figure>& figures, const Window& w) {
   json j = json::object();
@@ -149,6 +173,7 @@ std::string RenderJson(const RunReport& report) {
                         {"figures", FiguresJson(figures, r)},
                         {"client", ClientJson(r.client, o.open_loop())},
                         {"server", ServerJson(r.server)},
+                        {"replicas", ReplicasJson(r.replicas, r.server)},
                         {"machine", MachineJson(r.machine)}});
       if (Disturbed(r.machine)) disturbed.push_back(r.round);
     }
@@ -166,13 +191,19 @@ std::string RenderJson(const RunReport& report) {
                         report.CeilingIndex() >= 0 ? json{{"qps", PairedJson(report.PairedQpsShareOfCeiling(ti))}}
                                                    : json(nullptr)},
                        {"client", ClientJson(t.client, o.open_loop())},
+                       {"backends", t.spec.Backends()},
                        {"server", ServerJson(t.server)},
+                       {"replicas", ReplicasJson(t.replicas, t.server)},
                        {"machine", MachineJson(t.machine)},
                        {"disturbed_rounds", disturbed},
                        {"rounds", rounds}});
   }
   json target_specs = json::array();
-  for (const TargetSpec& t : o.targets) target_specs.push_back(absl::StrCat(t.name, "=", t.address));
+  // One NAME=ADDRESS per backend, as given on the command line (a replicated target
+  // repeats its name); report_reader.cc groups them back.
+  for (const TargetSpec& t : o.targets) {
+    for (const std::string& b : t.Backends()) target_specs.push_back(absl::StrCat(t.name, "=", b));
+  }
   const RunEnvironment& e = report.environment;
   json doc = {
       {"tool", "reco_load"},
@@ -187,6 +218,7 @@ std::string RenderJson(const RunReport& report) {
         {"rate", o.rate},
         {"concurrency", o.concurrency},
         {"connections", o.connections},
+        {"lb_policy", o.lb_policy},
         {"threads", o.threads},
         {"lookahead_bytes", o.lookahead_bytes},
         {"items", o.items ? o.items : kDefaultItemCount},
@@ -232,7 +264,10 @@ std::string RenderCsv(const RunReport& report) {
     const std::optional<PairedRatio> share = ceiling ? report.PairedQpsShareOfCeiling(ti) : std::nullopt;
     auto row = [&](const std::string& round, const std::vector<std::string>& figure_cells,
                    std::optional<double> share_cell) {
-      std::vector<std::string> cells = {t.spec.name, t.spec.address, round};
+      // A replicated target's address lists its backends with commas: quoted (RFC 4180).
+      const std::string address =
+          t.spec.address.find(',') == std::string::npos ? t.spec.address : absl::StrCat("\"", t.spec.address, "\"");
+      std::vector<std::string> cells = {t.spec.name, address, round};
       cells.insert(cells.end(), figure_cells.begin(), figure_cells.end());
       if (ceiling) cells.push_back(cell(share_cell, 4));
       absl::StrAppend(&out, absl::StrJoin(cells, ","), "\n");

@@ -79,11 +79,13 @@ absl::Status ReadClient(const json& j, const std::string& where, ClientFigures* 
 }
 
 absl::Status ReadOptions(const json& p, LoadOptions* o) {
-  for (const json& t : p.at("targets")) {
-    absl::StatusOr<TargetSpec> spec = ParseTargetSpec(t.get<std::string>());
-    if (!spec.ok()) return Invalid("parameters.targets", std::string(spec.status().message()));
-    o->targets.push_back(*spec);
-  }
+  // One entry per backend (report_json.cc), regrouped by name as on the command line.
+  std::vector<std::string> values;
+  for (const json& t : p.at("targets")) values.push_back(t.get<std::string>());
+  absl::StatusOr<std::vector<TargetSpec>> specs = ParseTargetFlags(values);
+  if (!specs.ok()) return Invalid("parameters.targets", std::string(specs.status().message()));
+  o->targets = *std::move(specs);
+  if (p.contains("lb_policy")) o->lb_policy = p.at("lb_policy").get<std::string>();
   o->warmup = absl::Seconds(p.at("warmup_seconds").get<double>());
   o->duration = absl::Seconds(p.at("duration_seconds").get<double>());
   o->rounds = p.at("rounds").get<int>();

@@ -35,8 +35,11 @@ namespace reco {
 struct RoundResult {
   int round = 0;  // 1-based
   ClientFigures client;
-  ServerFigures server;
+  ServerFigures server;  // a replicated target: its replicas' figures added (AddReplica)
   MachineWindow machine;
+  // Each backend's own figures, in the order of TargetLink's replicas; empty for a
+  // single HOST:PORT target (its figures are `server`).
+  std::vector<ReplicaFigures> replicas;
 };
 
 struct TargetResult {
@@ -45,6 +48,7 @@ struct TargetResult {
   ClientFigures client;    // all rounds merged
   ServerFigures server;    // all rounds merged
   MachineWindow machine;   // all rounds merged
+  std::vector<ReplicaFigures> replicas;  // each backend's, all rounds merged
 
   // Min and max of the per-round QPS.
   std::pair<double, double> QpsRange() const;

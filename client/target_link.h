@@ -9,6 +9,14 @@
 // With TlsDial{ca_pem, server_name}, every channel speaks TLS (grpc::SslCredentials);
 // a failed handshake shows in Probe as UNAVAILABLE "unreachable ... TLS ...".
 //
+// Replicas: a target with several backends (or a dns:/// address) is dialled as one
+// gRPC target ("ipv4:A,B,...") with the service config of `lb_policy`, so gRPC
+// spreads the load channels' calls. A snapshot through a load channel would reach
+// one backend at random, so the link also opens one stats channel PER BACKEND
+// address (a dns:/// name is resolved here with getaddrinfo; when that fails the
+// stats go through the load channel and replica_note() says so). A single
+// HOST:PORT target has one replica whose stats channel is the first load channel.
+//
 // Example:
 //   reco::TargetLink link({"heap", "127.0.0.1:50051"}, 2, 0);
 //   absl::Status up = link.Probe(requests, absl::Seconds(3));   // before any load
@@ -48,27 +56,49 @@ inline constexpr char kRecommendMethod[] = "/reco.v1.Recommender/Recommend";
 class TargetLink {
  public:
   // lookahead_bytes: GRPC_ARG_HTTP2_STREAM_LOOKAHEAD_BYTES, 0 for gRPC's default.
-  TargetLink(TargetSpec spec, int connections, int lookahead_bytes, TlsDial tls = {});
+  // lb_policy: "round_robin" or "pick_first", used only for several backends or dns:///.
+  TargetLink(TargetSpec spec, int connections, int lookahead_bytes, TlsDial tls = {},
+             const std::string& lb_policy = "round_robin");
 
   const TargetSpec& spec() const { return spec_; }
+  // The backends whose figures are read one by one ("HOST:PORT" each), and why there
+  // is only the load channel's when a dns:/// name could not be resolved here.
+  int replicas() const { return static_cast<int>(replicas_.size()); }
+  const std::string& replica_address(int i) const { return replicas_[i].address; }
+  const std::string& replica_note() const { return replica_note_; }
   int connections() const { return static_cast<int>(channels_.size()); }
   grpc::GenericStub& stub(int i) { return *stubs_[i % stubs_.size()]; }
 
   // Connects every channel and sends one Recommend on each, within `deadline` in all;
-  // checks the first answer byte for byte. UNAVAILABLE (unreachable), or the RPC's
-  // status, or DATA_LOSS (a wrong answer), with a message naming the target.
+  // then the same on every replica's own channel, so that each backend is known to
+  // answer (a balanced load channel would reach only one of them). Checks the first
+  // answer byte for byte. UNAVAILABLE (unreachable), or the RPC's status, or
+  // DATA_LOSS (a wrong answer), with a message naming the target and the backend.
   absl::Status Probe(const RequestSet& requests, absl::Duration deadline);
 
-  // One ServerStats snapshot (without reset). UNIMPLEMENTED when the target has no
-  // stats service.
-  absl::StatusOr<v1::StatsSnapshot> Snapshot(absl::Duration deadline);
+  // One ServerStats snapshot (without reset) of replica `replica`. UNIMPLEMENTED when
+  // the target has no stats service.
+  absl::StatusOr<v1::StatsSnapshot> Snapshot(absl::Duration deadline, int replica = 0);
 
  private:
+  struct Replica {
+    std::string address;
+    std::shared_ptr<grpc::Channel> channel;
+    std::unique_ptr<grpc::GenericStub> stub;
+    std::unique_ptr<v1::ServerStats::Stub> stats;
+  };
+  absl::Status ProbeChannel(grpc::Channel& channel, grpc::GenericStub& stub, const std::string& who,
+                            const RequestSet& requests, absl::Duration deadline, absl::Time until,
+                            bool check_bytes);
+
   TargetSpec spec_;
   bool tls_ = false;
   std::vector<std::shared_ptr<grpc::Channel>> channels_;
   std::vector<std::unique_ptr<grpc::GenericStub>> stubs_;
-  std::unique_ptr<v1::ServerStats::Stub> stats_;
+  std::vector<Replica> replicas_;
+  // Replicas with channels of their own (false: replicas_[0] reads through channels_[0]).
+  bool own_replica_channels_ = false;
+  std::string replica_note_;
 };
 
 }  // namespace reco
