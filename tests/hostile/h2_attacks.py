@@ -113,6 +113,7 @@ class RawConnection:
         self.goaway_at = None
         self.closed_at = None
         self.closed_how = None
+        self.closed_by_us = False  # a read error after our own close is not the server's
         self.statuses = []  # (grpc-status, grpc-message) of the first answers with one
         self.decoder = hpack.Decoder()
         self.t0 = time.monotonic()
@@ -144,7 +145,7 @@ class RawConnection:
 
     def _closed(self, how):
         with self.cv:
-            if self.closed_at is None:
+            if self.closed_at is None and not self.closed_by_us:
                 self.closed_at = time.monotonic() - self.t0
                 self.closed_how = how
             self.cv.notify_all()
@@ -163,36 +164,36 @@ class RawConnection:
                 return
             buf += chunk
             replies = b""
-            while len(buf) >= 9:
-                length = int.from_bytes(buf[0:3], "big")
-                if len(buf) < 9 + length:
-                    break
-                kind, flags, sid = buf[3], buf[4], int.from_bytes(buf[5:9], "big") & 0x7FFFFFFF
-                payload, buf = buf[9:9 + length], buf[9 + length:]
-                if kind == SETTINGS and not flags & ACK:
-                    self.counts["settings"] += 1
-                    replies += frame(SETTINGS, ACK, 0)
-                elif kind == PING and not flags & ACK:
-                    self.counts["ping"] += 1
-                    replies += frame(PING, ACK, 0, payload)
-                elif kind == WINDOW_UPDATE and sid == 0:
-                    with self.cv:
+            with self.cv:  # counts, statuses and the window are read by other threads
+                while len(buf) >= 9:
+                    length = int.from_bytes(buf[0:3], "big")
+                    if len(buf) < 9 + length:
+                        break
+                    kind, flags, sid = buf[3], buf[4], int.from_bytes(buf[5:9], "big") & 0x7FFFFFFF
+                    payload, buf = buf[9:9 + length], buf[9 + length:]
+                    if kind == SETTINGS and not flags & ACK:
+                        self.counts["settings"] += 1
+                        replies += frame(SETTINGS, ACK, 0)
+                    elif kind == PING and not flags & ACK:
+                        self.counts["ping"] += 1
+                        replies += frame(PING, ACK, 0, payload)
+                    elif kind == WINDOW_UPDATE and sid == 0:
                         self.send_window += int.from_bytes(payload, "big") & 0x7FFFFFFF
-                        self.cv.notify_all()
-                elif kind == DATA:
-                    self.counts["data_bytes"] += length
-                    if length:
-                        replies += frame(WINDOW_UPDATE, 0, 0, struct.pack(">I", length))
-                elif kind == HEADERS:
-                    self.counts["headers"] += 1
-                    self._note_status(flags, payload)
-                elif kind == RST_STREAM:
-                    self.counts["rst_stream"] += 1
-                elif kind == GOAWAY:
-                    self.counts["goaway"] += 1
-                    if self.goaway_at is None:
-                        self.goaway_at = time.monotonic() - self.t0
-                        self.goaway_error = int.from_bytes(payload[4:8], "big")
+                    elif kind == DATA:
+                        self.counts["data_bytes"] += length
+                        if length:
+                            replies += frame(WINDOW_UPDATE, 0, 0, struct.pack(">I", length))
+                    elif kind == HEADERS:
+                        self.counts["headers"] += 1
+                        self._note_status(flags, payload)
+                    elif kind == RST_STREAM:
+                        self.counts["rst_stream"] += 1
+                    elif kind == GOAWAY:
+                        self.counts["goaway"] += 1
+                        if self.goaway_at is None:
+                            self.goaway_at = time.monotonic() - self.t0
+                            self.goaway_error = int.from_bytes(payload[4:8], "big")
+                self.cv.notify_all()
             if replies:
                 try:
                     self._write(replies)
@@ -224,19 +225,34 @@ class RawConnection:
             self.send_window -= n
             return True
 
+    def wait_for_answer(self, at_least, at_most):
+        """Sleeps at_least seconds, then up to at_most in all until the server answered
+        (GOAWAY, RST_STREAM, HEADERS or a closed connection). A server slowed down (a
+        sanitizer build, a busy machine) may still be working through what it was sent
+        when the attack stops; its answer comes after that."""
+        time.sleep(at_least)
+        end = time.monotonic() + max(0.0, at_most - at_least)
+        with self.cv:
+            while (self.closed_at is None and not self.counts["goaway"] and not self.counts["rst_stream"]
+                   and not self.counts["headers"] and time.monotonic() < end):
+                self.cv.wait(0.05)
+
     def close(self):
+        with self.cv:
+            self.closed_by_us = True
         try:
             self.sock.close()
         except OSError:
             pass
 
     def report(self):
-        return {"goaway": self.counts["goaway"], "goaway_error": self.goaway_error,
+        with self.cv:
+            return {"goaway": self.counts["goaway"], "goaway_error": self.goaway_error,
                 "goaway_at_s": self.goaway_at, "closed_by_server": self.closed_at is not None,
                 "closed_at_s": self.closed_at, "closed_how": self.closed_how,
                 "rst_stream_received": self.counts["rst_stream"], "headers_received": self.counts["headers"],
                 "data_bytes_received": self.counts["data_bytes"], "pings_received": self.counts["ping"],
-                "first_grpc_statuses": self.statuses}
+                "first_grpc_statuses": list(self.statuses)}
 
 
 def rapid_reset(port, seconds, max_streams):
@@ -301,7 +317,7 @@ def header_flood(port, seconds, max_bytes, kind):
         written += got
         per_second[min(int(time.monotonic() - t0), len(per_second) - 1)] += got
     elapsed = min(time.monotonic() - (deadline - seconds), seconds + 5)
-    time.sleep(0.3)
+    c.wait_for_answer(0.3, 10.0)  # a slowed server answers once it has read the backlog
     c.close()
     out = {"bytes_sent": written, "mb_per_s": written / elapsed / 1e6 if elapsed else 0, "attack_seconds": elapsed,
            "bytes_per_second": per_second[:max(1, int(elapsed))]}

@@ -13,10 +13,13 @@
 #                      lease in the store modes, held until the server has worked through
 #                      the reset calls); 64 KiB is three times that. A 512 KiB pooled
 #                      block per reset stream, or a reply built per reset stream, breaks it.
-#       continuation:  before + 32 MiB, and the server refused the header list (RST_STREAM
-#                      or a closed connection): a 16 KiB frame of headers is over 1.51's
-#                      8 KiB metadata limit on its own (measured: RESOURCE_EXHAUSTED or
-#                      UNAVAILABLE "Failed parsing HTTP/2" within ms, every run).
+#       continuation:  before + 32 MiB, and the server refused the header list (RST_STREAM,
+#                      GOAWAY, a non-OK grpc-status on the stream, or a closed connection):
+#                      a 16 KiB frame of headers is over 1.51's 8 KiB metadata limit on its
+#                      own (measured: RESOURCE_EXHAUSTED or UNAVAILABLE "Failed parsing
+#                      HTTP/2" within ms on a quiet machine; under ASan on a busy CI machine
+#                      the answer came after the 1 s attack, so h2_attacks.py waits up to
+#                      10 s for it).
 #       small_continuations, endless_value (CVE-2023-33953, exposed in 1.51: the server
 #                      may buffer all it is sent): before + 64 MiB + 4 x bytes sent, with
 #                      at most 64 MiB sent. Measured: ~1.1 x bytes sent when it buffers.
@@ -54,8 +57,10 @@ else:
         bound = s["rss_before_bytes"] + 64 * MiB + a["streams_sent"] * 64 * KiB
     elif attack == "continuation":
         bound = s["rss_before_bytes"] + 32 * MiB
-        if not (a["closed_by_server"] or a["rst_stream_received"]):
-            problems.append("the server neither reset the stream nor closed the connection")
+        refused_by_status = any(code != 0 for code, _ in a["first_grpc_statuses"])
+        if not (a["closed_by_server"] or a["rst_stream_received"] or a["goaway"] or refused_by_status):
+            problems.append("the server did not refuse the header list (no RST_STREAM, GOAWAY, "
+                            "error status or close within 10 s of the attack's end)")
     else:
         bound = s["rss_before_bytes"] + 64 * MiB + 4 * a["bytes_sent"]  # small_continuations, endless_value
     if af["rss_bytes"] > bound and not sanitized:  # ASan's quarantine keeps freed memory
