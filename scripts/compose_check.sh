@@ -1,9 +1,12 @@
 #!/usr/bin/env bash
 # Runs `docker compose up` for real and checks its outcome: the images build, the
 # five servers become healthy, the load service exits 0, and ./results holds the
-# JSON and HTML reports with all five targets. Then runs it again with one server
-# given a bad flag (docker/test/bad-server.yaml): compose must fail, quickly, with
-# the server's own error line in its output.
+# JSON and HTML reports with all five targets. Then runs it with three arena_pool
+# replicas (`--scale arena_pool=3`, a short load from docker/test/short-load.yaml):
+# arena_pool stays one target, every replica must have served a share of its calls,
+# and the replicas' server RPCs must add up to the target's. Then runs it again with
+# one server given a bad flag (docker/test/bad-server.yaml): compose must fail,
+# quickly, with the server's own error line in its output.
 #
 # Where no Docker engine runs (these CI machines), the shared compose-up tool runs
 # the compose file with podman; give its path in COMPOSE_UP (default:
@@ -14,11 +17,14 @@ cd "$(dirname "$0")/.."
 compose_up=${COMPOSE_UP:-$(cd .. && pwd)/shared/tools/compose-up}
 rm -rf results
 up_args=(up --build --abort-on-container-exit --exit-code-from load)
-compose() {  # compose [-f FILE ...] -- runs `docker compose <files> up ...`
+compose() {  # compose [-f FILE ...] [-- UP ARGS...] -- runs `docker compose <files> up ... <up args>`
+  local files=() more=()
+  while [ $# -gt 0 ] && [ "$1" != -- ]; do files+=("$1"); shift; done
+  [ $# -gt 0 ] && { shift; more=("$@"); }
   if [ "$compose_up" = docker-compose-native ]; then
-    docker compose "$@" "${up_args[@]}"
+    docker compose "${files[@]}" "${up_args[@]}" "${more[@]}"
   else
-    "$compose_up" . -- "$@" "${up_args[@]}"
+    "$compose_up" . -- "${files[@]}" "${up_args[@]}" "${more[@]}"
   fi
 }
 if [ "$compose_up" != docker-compose-native ]; then
@@ -43,6 +49,25 @@ for t in doc["targets"]:
     assert t["name"] in html, t["name"]
 assert "<svg" in html
 print("compose_check: load exited 0; results/report.json and report.html hold", ", ".join(names))
+PY
+
+rm -rf results
+compose -f compose.yaml -f docker/test/short-load.yaml -- --scale arena_pool=3
+/usr/bin/python3 - <<'PY'
+import json
+doc = json.load(open("results/report.json"))
+names = [t["name"] for t in doc["targets"]]
+assert names == ["heap", "reuse", "arena", "arena_pool", "fragments"], names
+pool = doc["targets"][names.index("arena_pool")]
+replicas = pool.get("replicas", [])
+addresses = [r["address"] for r in replicas]
+assert len(set(addresses)) == 3, f"arena_pool: want 3 replicas, the report has {addresses}"
+rpcs = [r.get("rpcs", 0) for r in replicas]
+assert all(n > 0 for n in rpcs), f"arena_pool: a replica served nothing: {dict(zip(addresses, rpcs))}"
+assert sum(rpcs) == pool["server"]["rpcs"], (rpcs, pool["server"]["rpcs"])
+assert pool["client"]["ok"] > 0 and not pool["client"]["errors_by_code"], pool["client"]["errors_by_code"]
+shares = ", ".join(f"{a} {n}" for a, n in zip(addresses, rpcs))
+print(f"compose_check: --scale arena_pool=3: one target, every replica served (server RPCs {shares})")
 PY
 
 log=$(mktemp)
