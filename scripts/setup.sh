@@ -20,7 +20,12 @@ packages=(
   chromium  # e2e_html_report_test renders reco_load's HTML report headless
   openssl  # server_tls_test, e2e_tls_test: a self-signed certificate made at test time
   python3-grpcio python3-protobuf  # scripts/soak.sh: its sampler reads ServerStats over gRPC
+  python3-yaml  # k8s_manifests_test reads compose.yaml and the rendered k8s/ manifests
 )
+# k8s_manifests_test renders k8s/ with `kubectl kustomize`: Debian's kubernetes-client
+# (kubectl 1.20) unless the machine has a kubectl already (another package, e.g. the
+# Google Cloud SDK's, owns /usr/bin/kubectl then, and the two cannot both be installed).
+command -v kubectl >/dev/null || packages+=(kubernetes-client)
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

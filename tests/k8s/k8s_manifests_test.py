@@ -1,0 +1,268 @@
+#!/usr/bin/python3
+"""k8s_manifests_test: k8s/ rendered offline (`kubectl kustomize k8s/`), checked against
+what it promises, and its commands run for real on loopback.
+
+    k8s_manifests_test.py ROOT BUILD_DIR
+
+What it asserts:
+  - every object is in namespace reco-arena;
+  - one Deployment and one headless Service (clusterIP: None) per mode of compose.yaml,
+    the Service selecting exactly that Deployment's pods on the container's port;
+  - every server container has compose's resources (x-server cpus, mem_limit) as
+    requests and limits, readiness and liveness probes that run reco_probe against
+    the port it listens on, and a termination grace period longer than its drain
+    delay plus reco_server's hard shutdown deadline;
+  - the load Job is Indexed with parallelism == completions >= 2, targets every
+    headless Service by dns:/// under its mode's name (as compose's load does), and its
+    init container waits for every Service;
+  - run for real: each Deployment's exact args start reco_server (only --listen moved
+    to 127.0.0.1:0), both its probe commands exit 0 against it, and SIGTERM stops it
+    with status 0 within the grace period; the Job's script runs twice at once (two
+    "pods", JOB_COMPLETION_INDEX 0 and 1; dns:/// names mapped to those servers, the
+    run shortened) and k8s/collect.sh, reading those logs through a stand-in kubectl,
+    merges them into one report whose calls are the two runs' sum. collect.sh refuses
+    a log without the markers and a failed Job (exit 1).
+"""
+import json
+import os
+import re
+import signal
+import shlex
+import stat
+import subprocess
+import sys
+import tempfile
+import time
+
+import yaml
+
+ROOT, BUILD = sys.argv[1], sys.argv[2]
+NAMESPACE = "reco-arena"
+problems = []
+
+
+def check(ok, message):
+    if not ok:
+        problems.append(message)
+    return ok
+
+
+def die_if_problems():
+    if problems:
+        for p in problems:
+            print("FAIL: " + p, file=sys.stderr)
+        sys.exit(1)
+
+
+def flag(args, name):
+    """The value of --name in an argv list (either `--name v` or `--name=v`), or None."""
+    for i, a in enumerate(args):
+        if a == name and i + 1 < len(args):
+            return args[i + 1]
+        if a.startswith(name + "="):
+            return a.split("=", 1)[1]
+    return None
+
+
+def seconds(duration):
+    m = re.fullmatch(r"(\d+(?:\.\d+)?)(ms|s|m)", duration)
+    assert m, duration
+    return float(m.group(1)) * {"ms": 0.001, "s": 1, "m": 60}[m.group(2)]
+
+
+def quantity_bytes(q):
+    """Kubernetes (1Gi, 512Mi) and compose (1g, 512m) memory sizes, in bytes."""
+    m = re.fullmatch(r"(\d+)([KMGkmg]i?|)([bB]?)", str(q))
+    assert m, q
+    return int(m.group(1)) * {"": 1, "k": 1 << 10, "m": 1 << 20, "g": 1 << 30}[m.group(2)[:1].lower()]
+
+
+# --- render ----------------------------------------------------------------------------
+render = subprocess.run(["kubectl", "kustomize", os.path.join(ROOT, "k8s")], capture_output=True, text=True)
+if render.returncode != 0:
+    sys.exit(f"FAIL: kubectl kustomize k8s/ exited {render.returncode}: {render.stderr}")
+objects = [d for d in yaml.safe_load_all(render.stdout) if d]
+by_kind = {}
+for o in objects:
+    by_kind.setdefault(o["kind"], {})[o["metadata"]["name"]] = o
+    if o["kind"] != "Namespace":
+        check(o["metadata"].get("namespace") == NAMESPACE, f"{o['kind']} {o['metadata']['name']} is not in {NAMESPACE}")
+check(NAMESPACE in by_kind.get("Namespace", {}), f"no Namespace {NAMESPACE}")
+
+compose = yaml.safe_load(open(os.path.join(ROOT, "compose.yaml")))
+x_server = compose["x-server"]
+compose_modes = {flag(s["command"], "--mode") for n, s in compose["services"].items() if n != "load"}
+compose_targets = [a.split("=", 1)[0] for a in compose["services"]["load"]["entrypoint"][1:]
+                   if "=" in a and not a.startswith("-")]
+
+# --- servers ---------------------------------------------------------------------------
+deployments = by_kind.get("Deployment", {})
+services = by_kind.get("Service", {})
+mode_of = {}  # Deployment name -> --mode
+for name, d in deployments.items():
+    pod = d["spec"]["template"]
+    (c,) = pod["spec"]["containers"]
+    args = c.get("args", [])
+    mode = flag(args, "--mode")
+    mode_of[name] = mode
+    listen_port = int(flag(args, "--listen").rsplit(":", 1)[1])
+    check(c["ports"][0]["containerPort"] == listen_port, f"{name}: containerPort is not the --listen port")
+    labels = pod["metadata"]["labels"]
+    check(d["spec"]["selector"]["matchLabels"] == labels, f"{name}: selector is not the pod's labels")
+    # Resources: compose's, as requests and limits.
+    want_cpu, want_mem = float(x_server["cpus"]), quantity_bytes(x_server["mem_limit"])
+    for kind in ("requests", "limits"):
+        r = c.get("resources", {}).get(kind, {})
+        check(float(r.get("cpu", "nan")) == want_cpu, f"{name}: {kind}.cpu {r.get('cpu')} is not compose's cpus {want_cpu}")
+        check(quantity_bytes(r.get("memory", "0")) == want_mem,
+              f"{name}: {kind}.memory {r.get('memory')} is not compose's mem_limit {x_server['mem_limit']}")
+    # Probes: reco_probe against the port it listens on.
+    for probe in ("readinessProbe", "livenessProbe"):
+        cmd = c.get(probe, {}).get("exec", {}).get("command", [])
+        check(cmd[:1] == ["reco_probe"] and flag(cmd, "--target") == f"127.0.0.1:{listen_port}",
+              f"{name}: {probe} is not reco_probe --target 127.0.0.1:{listen_port}: {cmd}")
+        p = c.get(probe, {})
+        check(seconds(flag(cmd, "--deadline") or "2s") < p.get("timeoutSeconds", 1),
+              f"{name}: {probe}: reco_probe's --deadline must end before the probe's timeoutSeconds")
+    drain = seconds(flag(args, "--shutdown_drain_delay") or "1s")
+    hard = seconds(flag(args, "--shutdown_hard_deadline") or "10s")
+    grace = pod["spec"].get("terminationGracePeriodSeconds", 30)
+    check(grace > max(drain, hard), f"{name}: terminationGracePeriodSeconds {grace} <= drain {drain} s / hard deadline {hard} s")
+    # Its headless Service.
+    svc = services.get(name)
+    if check(svc is not None, f"Deployment {name} has no Service of its name"):
+        check(svc["spec"].get("clusterIP") == "None", f"Service {name} is not headless (clusterIP: None)")
+        check(svc["spec"]["selector"] == labels, f"Service {name} does not select Deployment {name}'s pods exactly")
+        check(svc["spec"]["ports"][0]["port"] == listen_port, f"Service {name}: port is not {listen_port}")
+check(set(mode_of.values()) == compose_modes, f"modes {sorted(mode_of.values())} are not compose's {sorted(compose_modes)}")
+check(set(services) == set(deployments), f"Services {sorted(services)} != Deployments {sorted(deployments)}")
+
+# --- the load Job ----------------------------------------------------------------------
+jobs = by_kind.get("Job", {})
+check(list(jobs) == ["reco-load"], f"want one Job, reco-load: {list(jobs)}")
+job = jobs["reco-load"]
+spec = job["spec"]
+check(spec.get("completionMode") == "Indexed", "Job: not Indexed (each pod needs JOB_COMPLETION_INDEX)")
+check(spec.get("parallelism") == spec.get("completions") and spec.get("parallelism", 0) >= 2,
+      f"Job: parallelism {spec.get('parallelism')} and completions {spec.get('completions')} must be equal and >= 2")
+check(spec.get("activeDeadlineSeconds", 0) > 0, "Job: no activeDeadlineSeconds (unbounded)")
+(load,) = spec["template"]["spec"]["containers"]
+check(load["name"] == "load", "Job: the container collect.sh reads is named load")
+script = load["args"][0]
+targets = dict(re.findall(r"--target (\w+)=dns:///([a-z0-9-]+):50051", script))
+check(sorted(targets) == sorted(compose_targets), f"Job targets {sorted(targets)} are not compose's {compose_targets}")
+for target, svc in targets.items():
+    check(mode_of.get(svc) == target, f"Job target {target} points at Service {svc}, whose --mode is {mode_of.get(svc)}")
+(init,) = spec["template"]["spec"]["initContainers"]
+waits_for = re.search(r"for service in ([a-z0-9 -]+); do", init["args"][0])
+check(waits_for and set(waits_for.group(1).split()) == set(services),
+      f"init container does not wait for every Service: {waits_for and waits_for.group(1)}")
+die_if_problems()
+
+# --- run it ----------------------------------------------------------------------------
+tmp = tempfile.mkdtemp(prefix="k8s_manifests_test.")
+bin_dir = os.path.join(tmp, "bin")
+os.mkdir(bin_dir)
+for tool, sub in (("reco_server", "server"), ("reco_probe", "server"), ("reco_load", "client")):
+    os.symlink(os.path.join(BUILD, sub, tool), os.path.join(bin_dir, tool))
+env = dict(os.environ, PATH=bin_dir + ":" + os.environ["PATH"])
+servers = {}  # Deployment name -> (Popen, port)
+try:
+    for name, d in deployments.items():
+        (c,) = d["spec"]["template"]["spec"]["containers"]
+        args = list(c["args"])
+        args[args.index("--listen") + 1] = "127.0.0.1:0"
+        p = subprocess.Popen(["reco_server"] + args, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+        seen = ""
+        for _ in range(50):  # the listening line, after any warnings
+            line = p.stdout.readline()
+            seen += line
+            m = re.match(r"reco_server: listening on 127\.0\.0\.1:(\d+) ", line)
+            if m or not line:
+                break
+        if not m:
+            p.kill()
+            sys.exit(f"FAIL: {name}: reco_server with the manifest's args did not start: {seen}")
+        servers[name] = (p, m.group(1))
+        for probe in ("readinessProbe", "livenessProbe"):
+            cmd = [a.replace("127.0.0.1:50051", f"127.0.0.1:{m.group(1)}") for a in c[probe]["exec"]["command"]]
+            r = subprocess.run(cmd, env=env, capture_output=True, text=True, timeout=30)
+            check(r.returncode == 0, f"{name}: {probe} {cmd} exited {r.returncode}: {r.stderr}")
+    print(f"ok: {len(servers)} servers started with the manifests' args; their probes pass")
+
+    # Two "pods" of the Job at once; their logs as kubectl logs would give them.
+    local = script
+    for svc, (_, port) in servers.items():
+        local = local.replace(f"dns:///{svc}:50051", f"127.0.0.1:{port}")
+    local = local.replace("/results/", tmp + "/results-$JOB_COMPLETION_INDEX/")
+    local = local.replace("reco_load \\", "reco_load --duration 300ms --warmup 100ms --rounds 1 \\", 1)
+    check("dns:///" not in local and "--duration 300ms" in local, "the Job's script did not take the local servers")
+    die_if_problems()
+    pods = []
+    for index in (0, 1):
+        os.mkdir(f"{tmp}/results-{index}")
+        log = open(f"{tmp}/pod-{index}.log", "w")
+        pods.append((subprocess.Popen(["/bin/sh", "-c", local], env=dict(env, JOB_COMPLETION_INDEX=str(index)),
+                                      stdout=log, stderr=subprocess.STDOUT), log))
+    for p, log in pods:
+        rc = p.wait(timeout=120)
+        log.close()
+        check(rc == 0, f"the Job's script exited {rc}: {open(log.name).read()[-2000:]}")
+    die_if_problems()
+
+    # A stand-in kubectl: the Job's status, its pods and their logs, from files.
+    fake = os.path.join(bin_dir, "kubectl-fake")
+    with open(fake, "w") as f:
+        f.write("""#!/bin/sh
+# kubectl -n NS get job NAME -o jsonpath=... | get pods -l ... -o jsonpath=... | logs POD -c load [--tail N]
+shift 2
+case "$1 $2" in
+  "get job") echo "2 ${FAKE_SUCCEEDED:-2} ${FAKE_FAILED:-}" ;;
+  "get pods") echo "reco-load-0-abcde reco-load-1-fghij" ;;
+  logs*) case $2 in reco-load-0-abcde) cat "$FAKE_DIR/pod-0.log" ;; *) cat "$FAKE_DIR/pod-1.log" ;; esac ;;
+  *) echo "kubectl-fake: unexpected: $*" >&2; exit 1 ;;
+esac
+""")
+    os.chmod(fake, os.stat(fake).st_mode | stat.S_IEXEC)
+    collect = os.path.join(ROOT, "k8s", "collect.sh")
+    out_dir = os.path.join(tmp, "merged")
+    fake_env = dict(env, KUBECTL=fake, FAKE_DIR=tmp, RECO_LOAD=os.path.join(BUILD, "client", "reco_load"))
+    r = subprocess.run([collect, "--out", out_dir], env=fake_env, capture_output=True, text=True, timeout=120)
+    check(r.returncode == 0, f"collect.sh exited {r.returncode}: {r.stderr}")
+    die_if_problems()
+    merged = json.load(open(os.path.join(out_dir, "report.json")))
+    parts = [json.load(open(os.path.join(out_dir, f"part-reco-load-{i}.json"))) for i in ("0-abcde", "1-fghij")]
+    check(os.path.getsize(os.path.join(out_dir, "report.html")) > 0, "collect.sh wrote no report.html")
+    names = [t["name"] for t in merged["targets"]]
+    check(sorted(names) == sorted(compose_targets), f"merged targets {names}")
+    for i, t in enumerate(merged["targets"]):
+        want = sum(p["targets"][i]["client"]["ok"] for p in parts)
+        check(t["client"]["ok"] == want and want > 0, f"merged {t['name']}: {t['client']['ok']} calls, the parts' sum is {want}")
+    print(f"ok: the Job's script ran as two pods; collect.sh merged their reports ({', '.join(names)})")
+
+    # collect.sh refuses a log without the markers, and a failed Job.
+    open(f"{tmp}/pod-1.log", "w").write("reco_load: something went wrong\n")
+    r = subprocess.run([collect, "--out", out_dir], env=fake_env, capture_output=True, text=True, timeout=60)
+    check(r.returncode == 1 and "reco-load-1-fghij" in r.stderr, f"collect.sh on a log without markers: {r.returncode} {r.stderr}")
+    r = subprocess.run([collect, "--out", out_dir], env=dict(fake_env, FAKE_SUCCEEDED="1", FAKE_FAILED="1"),
+                       capture_output=True, text=True, timeout=60)
+    check(r.returncode == 1 and "failed" in r.stderr, f"collect.sh on a failed Job: {r.returncode} {r.stderr}")
+
+    # SIGTERM: each server drains and exits 0 within the pod's grace period.
+    for p, _ in servers.values():
+        p.send_signal(signal.SIGTERM)
+    start = time.monotonic()
+    for name, (p, _) in servers.items():
+        grace = deployments[name]["spec"]["template"]["spec"]["terminationGracePeriodSeconds"]
+        try:
+            rc = p.wait(timeout=max(0.1, grace - (time.monotonic() - start)))
+            check(rc == 0, f"{name}: exited {rc} on SIGTERM")
+        except subprocess.TimeoutExpired:
+            check(False, f"{name}: still running {grace} s after SIGTERM (terminationGracePeriodSeconds)")
+finally:
+    for p, _ in servers.values():
+        if p.poll() is None:
+            p.kill()
+    subprocess.run(["rm", "-rf", tmp])
+die_if_problems()
+print("PASS")
