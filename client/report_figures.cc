@@ -1,8 +1,11 @@
 // See report_figures.h.
 #include "client/report_figures.h"
 
+#include <algorithm>
+
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
+#include "absl/strings/str_join.h"
 #include "client/run_report.h"
 
 namespace reco {
@@ -136,6 +139,28 @@ std::optional<PairedRatio> RatioToBaseline(const RunReport& report, size_t targe
     return values;
   };
   return PairRounds(per_round(report.targets[target]), per_round(report.targets[0]));
+}
+
+std::string ReplicaShareLine(const TargetResult& t) {
+  std::vector<std::string> parts;
+  double lo = 100, hi = 0;
+  std::string previous_host;
+  for (const ReplicaFigures& r : t.replicas) {
+    const size_t colon = r.address.rfind(':');
+    const std::string host = r.address.substr(0, colon);
+    std::string label = host == previous_host ? r.address.substr(colon) : r.address;
+    previous_host = host;
+    if (!r.server.available) {
+      parts.push_back(absl::StrCat(label, " n/a"));
+      continue;
+    }
+    const double share = t.server.rpcs ? 100.0 * r.server.rpcs / t.server.rpcs : 0;
+    lo = std::min(lo, share);
+    hi = std::max(hi, share);
+    parts.push_back(absl::StrFormat("%s %.0f%%", label, share));
+  }
+  return absl::StrFormat("%s replicas: %s (spread %.0f-%.0f%% of %u server RPCs)", t.spec.name,
+                         absl::StrJoin(parts, ", "), lo, hi, t.server.rpcs);
 }
 
 }  // namespace reco

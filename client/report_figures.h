@@ -53,6 +53,12 @@ std::string FormatFigure(const Figure& figure, std::optional<double> value);
 // round (PairRounds); nullopt when no round pairs or the figure has no ratio.
 std::optional<PairedRatio> RatioToBaseline(const RunReport& report, size_t target, const Figure& figure);
 
+// For a target with replicas, each backend's share of the RPCs its servers answered,
+// so that an uneven spread shows (the table and the HTML print it):
+//   "arena_pool replicas: 127.0.0.1:5001 34%, :5002 33%, :5003 33% (spread 33-34% of 3120 server RPCs)"
+// A host repeated from the previous backend is left out; a replica without figures is "n/a".
+std::string ReplicaShareLine(const TargetResult& t);
+
 }  // namespace reco
 
 #endif  // ARENA_GRPC_CLIENT_REPORT_FIGURES_H_

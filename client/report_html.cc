@@ -122,6 +122,9 @@ std::string RenderHtml(const RunReport& report) {
   for (const std::string& w : report.warnings) absl::StrAppend(&s, "<p class=\"warn\">warning: ", EscapeXml(w), "</p>\n");
   absl::StrAppend(&s, LatencyChart(report), QpsChart(report), AllocationChart(report));
   absl::StrAppend(&s, "<h2>All figures</h2>\n", FigureTable(report));
+  for (const TargetResult& t : report.targets) {
+    if (!t.replicas.empty()) absl::StrAppend(&s, "<p class=\"replicas\">", EscapeXml(ReplicaShareLine(t)), "</p>\n");
+  }
   absl::StrAppend(&s, "<p>Command: <code>", EscapeXml(e.command_line), "</code></p>\n</body></html>\n");
   return s;
 }

@@ -10,35 +10,6 @@
 #include "core/response_builder.h"
 
 namespace reco {
-namespace {
-
-// "arena_pool replicas: 127.0.0.1:5001 34%, :5002 33%, :5003 33% (spread 33-34%)":
-// each backend's share of the RPCs the target's servers answered, so that an uneven
-// spread shows. A host repeated from the previous backend is left out.
-std::string ReplicaLine(const TargetResult& t) {
-  std::vector<std::string> parts;
-  double lo = 100, hi = 0;
-  std::string previous_host;
-  for (const ReplicaFigures& r : t.replicas) {
-    const size_t colon = r.address.rfind(':');
-    const std::string host = r.address.substr(0, colon);
-    std::string label = host == previous_host ? r.address.substr(colon) : r.address;
-    previous_host = host;
-    if (!r.server.available) {
-      parts.push_back(absl::StrCat(label, " n/a"));
-      continue;
-    }
-    const double share = t.server.rpcs ? 100.0 * r.server.rpcs / t.server.rpcs : 0;
-    lo = std::min(lo, share);
-    hi = std::max(hi, share);
-    parts.push_back(absl::StrFormat("%s %.0f%%", label, share));
-  }
-  return absl::StrFormat("%s replicas: %s (spread %.0f-%.0f%% of %u server RPCs)", t.spec.name,
-                         absl::StrJoin(parts, ", "), lo, hi, t.server.rpcs);
-}
-
-}  // namespace
-
 std::string RenderTable(const RunReport& report) {
   const LoadOptions& o = report.options;
   std::vector<std::vector<std::string>> rows;
@@ -110,7 +81,7 @@ std::string RenderTable(const RunReport& report) {
     }
   }
   for (const TargetResult& t : report.targets) {
-    if (!t.replicas.empty()) absl::StrAppend(&out, ReplicaLine(t), "\n");
+    if (!t.replicas.empty()) absl::StrAppend(&out, ReplicaShareLine(t), "\n");
   }
   std::vector<std::string> mallocs;
   for (const TargetResult& t : report.targets) {

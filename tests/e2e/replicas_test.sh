@@ -2,7 +2,8 @@
 # Replicas: three reco_server --mode arena_pool processes driven as ONE reco_load
 # target (the same name given three times). check_replicas_report.py checks the JSON:
 # three replicas, each served RPCs under round_robin, their RPCs add up to the
-# target's, and every OK reply the client counted was served (no reply counted twice).
+# target's, and every OK reply the client counted was served (no reply counted twice);
+# the table and the HTML report carry the line of each replica's share.
 # Then with --lb_policy pick_first every channel stays on one backend: exactly one
 # replica serves. Last, a dead backend fails the probe (exit 3) naming its address.
 #   tests/e2e/replicas_test.sh RECO_SERVER RECO_LOAD
@@ -19,9 +20,10 @@ for i in 1 2 3; do
 done
 short=(--rounds 1 --duration 1s --warmup 0.2s --concurrency 6 --connections 1 --quiet)
 
-timeout 60 "$load" "${targets[@]}" "${short[@]}" --json "$tmp/rr.json" >"$tmp/rr.out" 2>&1 ||
+timeout 60 "$load" "${targets[@]}" "${short[@]}" --json "$tmp/rr.json" --html "$tmp/rr.html" >"$tmp/rr.out" 2>&1 ||
   fail "reco_load (round_robin) exited $?: $(cat "$tmp/rr.out")"
 grep -q "^arena_pool replicas: 127.0.0.1:" "$tmp/rr.out" || fail "no replica line in the table: $(cat "$tmp/rr.out")"
+grep -q '<p class="replicas">arena_pool replicas: 127.0.0.1:' "$tmp/rr.html" || fail "no replica line in the HTML report"
 /usr/bin/python3 "$here/check_replicas_report.py" "$tmp/rr.json" round_robin 3 || fail "round_robin report: see above"
 echo "ok: round_robin spread the calls over three replicas, counted once each"
 
