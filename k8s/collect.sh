@@ -34,8 +34,9 @@ k() { "$kubectl" -n "$namespace" "$@"; }
 # Wait: succeeded == completions, or any failure, or the timeout.
 start=$SECONDS
 while :; do
-  read -r completions succeeded failed < <(k get job "$job" \
-    -o jsonpath='{.spec.completions} {.status.succeeded} {.status.failed}{"\n"}') ||
+  # Commas, not spaces: a count Kubernetes has not set yet is empty, and must stay in its place.
+  IFS=, read -r completions succeeded failed < <(k get job "$job" \
+    -o jsonpath='{.spec.completions},{.status.succeeded},{.status.failed}{"\n"}') ||
     fail "no Job $job in namespace $namespace (kubectl apply -k k8s/ first)"
   succeeded=${succeeded:-0} failed=${failed:-0}
   [ "$succeeded" = "$completions" ] && break

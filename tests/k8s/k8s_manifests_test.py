@@ -217,7 +217,7 @@ try:
 # kubectl -n NS get job NAME -o jsonpath=... | get pods -l ... -o jsonpath=... | logs POD -c load [--tail N]
 shift 2
 case "$1 $2" in
-  "get job") echo "2 ${FAKE_SUCCEEDED:-2} ${FAKE_FAILED:-}" ;;
+  "get job") echo "2,${FAKE_SUCCEEDED-2},${FAKE_FAILED:-}" ;;
   "get pods") echo "reco-load-0-abcde reco-load-1-fghij" ;;
   logs*) case $2 in reco-load-0-abcde) cat "$FAKE_DIR/pod-0.log" ;; *) cat "$FAKE_DIR/pod-1.log" ;; esac ;;
   *) echo "kubectl-fake: unexpected: $*" >&2; exit 1 ;;
@@ -244,7 +244,7 @@ esac
     open(f"{tmp}/pod-1.log", "w").write("reco_load: something went wrong\n")
     r = subprocess.run([collect, "--out", out_dir], env=fake_env, capture_output=True, text=True, timeout=60)
     check(r.returncode == 1 and "reco-load-1-fghij" in r.stderr, f"collect.sh on a log without markers: {r.returncode} {r.stderr}")
-    r = subprocess.run([collect, "--out", out_dir], env=dict(fake_env, FAKE_SUCCEEDED="1", FAKE_FAILED="1"),
+    r = subprocess.run([collect, "--out", out_dir], env=dict(fake_env, FAKE_SUCCEEDED="", FAKE_FAILED="1"),
                        capture_output=True, text=True, timeout=60)
     check(r.returncode == 1 and "failed" in r.stderr, f"collect.sh on a failed Job: {r.returncode} {r.stderr}")
 
