@@ -10,6 +10,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
+#include "absl/time/clock.h"
 #include "client/load_driver.h"
 #include "client/machine_cpu.h"
 #include "client/noise_guard.h"
@@ -213,15 +214,19 @@ absl::StatusOr<RunReport> RunLoad(const LoadOptions& options, const std::string&
       // The machine's busy CPU is read right beside the client's own, so that the two
       // cover the same stretch of time (the noise guard subtracts one from the other).
       const int64_t machine_start_ns = MonotonicNanos();
+      const int64_t window_start_unix_ms = absl::ToUnixMillis(absl::Now());
       const std::optional<double> busy_start = ReadBusyCpuSeconds();
       const double cpu_start = ProcessCpuSeconds();
       WaitUntil(plan.measure_end_ns, tick);
       const double cpu_end = ProcessCpuSeconds();
       const std::optional<double> busy_end = ReadBusyCpuSeconds();
       const int64_t machine_end_ns = MonotonicNanos();
+      const int64_t window_end_unix_ms = absl::ToUnixMillis(absl::Now());
       const std::vector<absl::StatusOr<v1::StatsSnapshot>> after = snapshot_all();
       RoundResult r;
       r.round = round;
+      r.window_start_unix_ms = window_start_unix_ms;
+      r.window_end_unix_ms = window_end_unix_ms;
       r.client = driver.Join();
       r.client.client_cpu_seconds = cpu_end - cpu_start;
       if (!has_stats[ti]) {

@@ -170,6 +170,8 @@ std::string RenderJson(const RunReport& report) {
     json disturbed = json::array();
     for (const RoundResult& r : t.rounds) {
       rounds.push_back({{"round", r.round},
+                        {"window_start_unix_ms", r.window_start_unix_ms},
+                        {"window_end_unix_ms", r.window_end_unix_ms},
                         {"figures", FiguresJson(figures, r)},
                         {"client", ClientJson(r.client, o.open_loop())},
                         {"server", ServerJson(r.server)},

@@ -2,10 +2,13 @@
 #include "client/report_merge.h"
 
 #include <algorithm>
+#include <cstdint>
 
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
+#include "absl/time/time.h"
 #include "client/server_figures.h"
 #include "core/response_builder.h"
 
@@ -56,6 +59,61 @@ absl::Status CheckSameRun(const NamedReport& first, const NamedReport& other) {
   return absl::OkStatus();
 }
 
+std::string UtcTime(int64_t unix_ms) {
+  return absl::FormatTime("%H:%M:%E3S", absl::FromUnixMillis(unix_ms), absl::UTCTimeZone());
+}
+
+// Every round must have run at the same time in every input that recorded its window:
+// the merged QPS is all the inputs' responses over ONE window, so runs made one after
+// the other would overstate it by the number of inputs. No overlap at all is refused,
+// naming the two files; an overlap under 90% of the shortest window is a warning (the
+// processes were started apart). Inputs without window times are not checked.
+absl::Status CheckWindowsOverlap(const std::vector<NamedReport>& inputs, std::vector<std::string>* warnings) {
+  double worst = 1.0;
+  std::string worst_where;
+  for (size_t t = 0; t < inputs[0].report.targets.size(); ++t) {
+    for (size_t k = 0; k < inputs[0].report.targets[t].rounds.size(); ++k) {
+      const NamedReport* latest_start = nullptr;
+      const NamedReport* earliest_end = nullptr;
+      int64_t shortest = INT64_MAX;
+      for (const NamedReport& in : inputs) {
+        const RoundResult& r = in.report.targets[t].rounds[k];
+        if (r.window_start_unix_ms <= 0 || r.window_end_unix_ms < r.window_start_unix_ms) continue;
+        auto round_of = [&](const NamedReport* n) -> const RoundResult& { return n->report.targets[t].rounds[k]; };
+        if (!latest_start || r.window_start_unix_ms > round_of(latest_start).window_start_unix_ms) latest_start = &in;
+        if (!earliest_end || r.window_end_unix_ms < round_of(earliest_end).window_end_unix_ms) earliest_end = &in;
+        shortest = std::min(shortest, r.window_end_unix_ms - r.window_start_unix_ms);
+      }
+      if (!latest_start || latest_start == earliest_end) continue;
+      const RoundResult& late = latest_start->report.targets[t].rounds[k];
+      const RoundResult& early = earliest_end->report.targets[t].rounds[k];
+      const std::string where =
+          absl::StrCat(inputs[0].report.targets[t].spec.name, " round ", late.round);
+      const int64_t overlap = early.window_end_unix_ms - late.window_start_unix_ms;
+      if (overlap <= 0) {
+        return Mismatch(latest_start->name, earliest_end->name,
+                        absl::StrCat(where, " did not run at the same time (", UtcTime(late.window_start_unix_ms), "-",
+                                     UtcTime(late.window_end_unix_ms), " UTC here, ", UtcTime(early.window_start_unix_ms),
+                                     "-", UtcTime(early.window_end_unix_ms),
+                                     " there): merge the reports of processes started together, whose windows "
+                                     "overlap; runs made one after another would overstate QPS"));
+      }
+      const double share = shortest > 0 ? static_cast<double>(overlap) / shortest : 1.0;
+      if (share < worst) {
+        worst = share;
+        worst_where = where;
+      }
+    }
+  }
+  if (worst < 0.9) {
+    warnings->push_back(absl::StrFormat(
+        "the inputs' measured windows overlapped only %.0f%% of the shortest one (worst: %s): QPS is over the longest "
+        "window, so it is understated; start the processes together, with the same --warmup",
+        100 * worst, worst_where));
+  }
+  return absl::OkStatus();
+}
+
 // Adds `other` to `into`, keeping the longer window instead of the sum (the
 // windows ran at the same time).
 void MergeConcurrent(ClientFigures& into, const ClientFigures& other) {
@@ -75,6 +133,8 @@ absl::StatusOr<RunReport> MergeReports(const std::vector<NamedReport>& inputs, c
       if (!same.ok()) return same;
     }
   }
+  std::vector<std::string> overlap_warnings;
+  if (absl::Status overlap = CheckWindowsOverlap(inputs, &overlap_warnings); !overlap.ok()) return overlap;
 
   RunReport m;
   m.options = first.report.options;
@@ -107,7 +167,19 @@ absl::StatusOr<RunReport> MergeReports(const std::vector<NamedReport>& inputs, c
         addresses_differ.push_back(absl::StrCat(in.name, " drove ", from.spec.name, " at ", from.spec.address));
       }
       MergeConcurrent(into.client, from.client);
-      for (size_t k = 0; k < into.rounds.size(); ++k) MergeConcurrent(into.rounds[k].client, from.rounds[k].client);
+      for (size_t k = 0; k < into.rounds.size(); ++k) {
+        RoundResult& round = into.rounds[k];
+        const RoundResult& other = from.rounds[k];
+        MergeConcurrent(round.client, other.client);
+        // The merged window spans all the inputs' (unknown if any input's is).
+        if (i == 0 || (round.window_start_unix_ms > 0 && other.window_start_unix_ms > 0)) {
+          round.window_start_unix_ms = i == 0 ? other.window_start_unix_ms
+                                              : std::min(round.window_start_unix_ms, other.window_start_unix_ms);
+          round.window_end_unix_ms = std::max(round.window_end_unix_ms, other.window_end_unix_ms);
+        } else {
+          round.window_start_unix_ms = round.window_end_unix_ms = 0;
+        }
+      }
     }
   }
   for (TargetResult& t : m.targets) {
@@ -118,6 +190,7 @@ absl::StatusOr<RunReport> MergeReports(const std::vector<NamedReport>& inputs, c
                     absl::StrCat("merged from ", inputs.size(), " reports (", absl::StrJoin(m.environment.merged_from, ", "),
                                  ") that ran at the same time: counts and latency histograms add, QPS is over the "
                                  "longest window; the server side and other processes' CPU are not merged, see each input"));
+  for (std::string& w : overlap_warnings) m.warnings.push_back(std::move(w));
   if (!addresses_differ.empty()) {
     m.warnings.push_back(absl::StrCat("targets at other addresses than in ", first.name, ": ",
                                       absl::StrJoin(addresses_differ, "; ")));

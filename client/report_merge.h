@@ -12,7 +12,11 @@
 // over that window: the load all clients together put on the server. (Merging runs
 // made one after another would overstate QPS by the number of inputs: don't.)
 // client_cpu_seconds add (each process paid its own CPU); wall_seconds is the max.
-// Rounds pair by number: round r of every input is taken to have overlapped.
+// Rounds pair by number, and every input's round r must have run at the same time:
+// from each round's wall-clock window (window_start/end_unix_ms), windows that do not
+// overlap at all are refused, naming both files, and an overlap under 90% of the
+// shortest window gives a warning. Inputs without window times (older reports) are
+// not checked.
 //
 // Inputs must agree on the targets (names, same order), rounds, duration, loop
 // (open/closed), items and profile; otherwise FAILED_PRECONDITION naming the file and

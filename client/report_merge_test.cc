@@ -3,6 +3,7 @@
 // run exactly -- histograms bucket by bucket, counts, percentiles.
 #include "client/report_merge.h"
 
+#include "absl/strings/str_join.h"
 #include "client/report_reader.h"
 #include "client/report_renderers.h"
 #include "gtest/gtest.h"
@@ -38,8 +39,9 @@ ClientFigures Half(int target, int round, int half) {
   return c;
 }
 
-// A report of both targets and rounds holding `halves` (one half or both merged).
-RunReport Report(const std::vector<int>& halves, const std::string& started) {
+// A report of both targets and rounds holding `halves` (one half or both merged). Its
+// measured windows are 1 s each, 2 s apart, starting `shift_ms` after a fixed time.
+RunReport Report(const std::vector<int>& halves, const std::string& started, int64_t shift_ms = 0) {
   RunReport r;
   r.options.targets = {{"heap", "127.0.0.1:1"}, {"arena_pool", "127.0.0.1:2"}};
   r.options.rounds = kRounds;
@@ -54,6 +56,8 @@ RunReport Report(const std::vector<int>& halves, const std::string& started) {
     for (int round = 1; round <= kRounds; ++round) {
       RoundResult rr;
       rr.round = round;
+      rr.window_start_unix_ms = 1'764'583'200'000 + 2000 * (t * kRounds + round) + shift_ms;  // 2025-12-01 10:00 UTC
+      rr.window_end_unix_ms = rr.window_start_unix_ms + 1000;
       for (size_t h = 0; h < halves.size(); ++h) {
         ClientFigures c = Half(t, round, halves[h]);
         const double seconds = std::max(rr.client.seconds, c.seconds);
@@ -126,7 +130,7 @@ TEST(ReportReader, ReadsBackTheClientSideExactly) {
 TEST(ReportMerge, TwoHalvesMergeIntoTheWholeRunExactly) {
   const RunReport whole = Report({0, 1}, "2026-12-01T10:00:00Z");
   const RunReport a = RoundTrip(Report({0}, "2026-12-01T10:00:00Z"));
-  const RunReport b = RoundTrip(Report({1}, "2026-12-01T10:00:01Z"));
+  const RunReport b = RoundTrip(Report({1}, "2026-12-01T10:00:01Z", /*shift_ms=*/30));  // started 30 ms apart
   absl::StatusOr<RunReport> m = MergeReports({{"a.json", a}, {"b.json", b}}, "reco_load merge a.json b.json");
   ASSERT_TRUE(m.ok()) << m.status();
   for (int t = 0; t < kTargets; ++t) {
@@ -137,6 +141,10 @@ TEST(ReportMerge, TwoHalvesMergeIntoTheWholeRunExactly) {
     EXPECT_DOUBLE_EQ(m->targets[t].rounds[0].client.qps(),
                      (a.targets[t].rounds[0].client.ok + b.targets[t].rounds[0].client.ok) / 1.01);
     EXPECT_FALSE(m->targets[t].server.available);
+    // The merged window spans both inputs' (read back from JSON: the times survive it).
+    EXPECT_EQ(m->targets[t].rounds[1].window_start_unix_ms, a.targets[t].rounds[1].window_start_unix_ms);
+    EXPECT_EQ(m->targets[t].rounds[1].window_end_unix_ms, b.targets[t].rounds[1].window_end_unix_ms);
+    EXPECT_EQ(b.targets[t].rounds[1].window_end_unix_ms - a.targets[t].rounds[1].window_end_unix_ms, 30);
   }
   EXPECT_EQ(m->environment.merged_from, (std::vector<std::string>{"a.json", "b.json"}));
   EXPECT_EQ(m->environment.started_utc, "2026-12-01T10:00:00Z");
@@ -175,6 +183,36 @@ TEST(ReportMerge, RefusesInputsOfDifferentRunsNamingTheFile) {
     EXPECT_NE(m.status().message().find("b.json: cannot merge with a.json: "), std::string::npos) << m.status();
     EXPECT_NE(m.status().message().find(what), std::string::npos) << m.status();
   }
+}
+
+TEST(ReportMerge, RefusesWindowsThatDidNotRunAtTheSameTime) {
+  const RunReport a = RoundTrip(Report({0}, "t0"));
+  const RunReport later = RoundTrip(Report({1}, "t1", /*shift_ms=*/60'000));  // a minute after: one after the other
+  absl::StatusOr<RunReport> m = MergeReports({{"a.json", a}, {"later.json", later}}, "merge");
+  ASSERT_FALSE(m.ok());
+  EXPECT_EQ(m.status().code(), absl::StatusCode::kFailedPrecondition);
+  EXPECT_NE(m.status().message().find("later.json: cannot merge with a.json: heap round 1 did not run at the same time "
+                                      "(10:01:02.000-10:01:03.000 UTC here, 10:00:02.000-10:00:03.000 there)"),
+            std::string::npos)
+      << m.status();
+}
+
+TEST(ReportMerge, WarnsWhenWindowsOverlapLittle) {
+  const RunReport a = RoundTrip(Report({0}, "t0"));
+  const RunReport apart = RoundTrip(Report({1}, "t1", /*shift_ms=*/600));  // 40% of each window shared
+  absl::StatusOr<RunReport> m = MergeReports({{"a.json", a}, {"apart.json", apart}}, "merge");
+  ASSERT_TRUE(m.ok()) << m.status();
+  bool warned = false;
+  for (const std::string& w : m->warnings) warned |= w.find("overlapped only 40% of the shortest one") != std::string::npos;
+  EXPECT_TRUE(warned) << absl::StrJoin(m->warnings, "\n");
+  // Reports without window times (older reco_load) are merged unchecked.
+  RunReport old_a = a, old_apart = RoundTrip(Report({1}, "t1", 60'000));
+  for (RunReport* r : {&old_a, &old_apart}) {
+    for (TargetResult& t : r->targets) {
+      for (RoundResult& round : t.rounds) round.window_start_unix_ms = round.window_end_unix_ms = 0;
+    }
+  }
+  EXPECT_TRUE(MergeReports({{"a.json", old_a}, {"b.json", old_apart}}, "merge").ok());
 }
 
 TEST(ReportMerge, RefusesTheSameRunTwice) {

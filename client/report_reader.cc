@@ -159,6 +159,9 @@ absl::StatusOr<RunReport> FromDocument(const json& doc) {
     for (const json& rj : tj.at("rounds")) {
       RoundResult round;
       round.round = rj.at("round").get<int>();
+      // Absent in reports from before they were written: 0, unknown.
+      round.window_start_unix_ms = rj.value("window_start_unix_ms", int64_t{0});
+      round.window_end_unix_ms = rj.value("window_end_unix_ms", int64_t{0});
       s = ReadClient(rj.at("client"), absl::StrCat(where, ".rounds[", round.round, "].client"), &round.client);
       if (!s.ok()) return s;
       round.server = UnavailableServerFigures(kServerNotReadBack);

@@ -34,6 +34,11 @@ namespace reco {
 
 struct RoundResult {
   int round = 0;  // 1-based
+  // Wall clock (Unix ms) at the start and end of the measured window; 0 when unknown
+  // (a report from before they were written). `reco_load merge` checks with them that
+  // its inputs' windows ran at the same time.
+  int64_t window_start_unix_ms = 0;
+  int64_t window_end_unix_ms = 0;
   ClientFigures client;
   ServerFigures server;  // a replicated target: its replicas' figures added (AddReplica)
   MachineWindow machine;

@@ -3,7 +3,8 @@
 # same time, `reco_load merge` merges their JSON reports, and check_merged_report.py
 # checks that the merge added them exactly (ok and latency counts are the sums, the
 # buckets add, the window is not summed). Then merge must refuse (exit 2, naming the
-# file) the same report twice, a report of another run, a missing file and non-JSON.
+# file) the same report twice, a report of another run, a run made after the first two
+# (windows that did not overlap), a missing file and non-JSON.
 #   tests/e2e/merge_reports_test.sh RECO_SERVER RECO_LOAD
 set -uo pipefail
 server=$1 load=$2
@@ -49,10 +50,14 @@ doc["environment"]["started_utc"] = "another run"
 json.dump(doc, open(sys.argv[2], "w"))
 PY
 expect_merge "$tmp/other.json: cannot merge with $tmp/a.json: rounds differ" "$tmp/a.json" "$tmp/other.json"
+# A run made after the first two: its window did not overlap theirs.
+timeout 60 "$load" "${short[@]}" --json "$tmp/later.json" >"$tmp/later.out" 2>&1 || fail "third reco_load exited $?: $(cat "$tmp/later.out")"
+expect_merge "$tmp/later.json: cannot merge with $tmp/a.json: arena_pool round 1 did not run at the same time" \
+  "$tmp/a.json" "$tmp/later.json"
 expect_merge "$tmp/missing.json: cannot read" "$tmp/a.json" "$tmp/missing.json"
 echo "not json" >"$tmp/bad.json"
 expect_merge "$tmp/bad.json: not valid JSON" "$tmp/a.json" "$tmp/bad.json"
 expect_merge "give the JSON reports to merge"
-echo "ok: merge refuses a run twice, another run, a missing file, non-JSON, no file (exit 2)"
+echo "ok: merge refuses a run twice, another run, a run made after, a missing file, non-JSON, no file (exit 2)"
 stop_reco_server
 echo PASS

@@ -195,14 +195,17 @@ try:
     for svc, (_, port) in servers.items():
         local = local.replace(f"dns:///{svc}:50051", f"127.0.0.1:{port}")
     local = local.replace("/results/", tmp + "/results-$JOB_COMPLETION_INDEX/")
-    local = local.replace("reco_load \\", "reco_load --duration 300ms --warmup 100ms --rounds 1 \\", 1)
-    check("dns:///" not in local and "--duration 300ms" in local, "the Job's script did not take the local servers")
+    local = local.replace("reco_load \\", "reco_load --duration 500ms --warmup 100ms --rounds 1 \\", 1)
+    check("dns:///" not in local and "--duration 500ms" in local, "the Job's script did not take the local servers")
+    job_env = {e["name"]: e.get("value") for e in load.get("env", [])}
+    check(int(job_env.get("ALIGN_SECONDS", 0)) > 0, "the load pods do not align their start (ALIGN_SECONDS)")
     die_if_problems()
     pods = []
     for index in (0, 1):
         os.mkdir(f"{tmp}/results-{index}")
         log = open(f"{tmp}/pod-{index}.log", "w")
-        pods.append((subprocess.Popen(["/bin/sh", "-c", local], env=dict(env, JOB_COMPLETION_INDEX=str(index)),
+        # Started together here, so no wall-clock alignment (ALIGN_SECONDS=0 skips it).
+        pods.append((subprocess.Popen(["/bin/sh", "-c", local], env=dict(env, JOB_COMPLETION_INDEX=str(index), ALIGN_SECONDS="0"),
                                       stdout=log, stderr=subprocess.STDOUT), log))
     for p, log in pods:
         rc = p.wait(timeout=120)
