@@ -158,6 +158,7 @@ absl::StatusOr<RunReport> MergeReports(const std::vector<NamedReport>& inputs, c
       m.options.rate += in.report.options.rate;
       m.options.concurrency += in.report.options.concurrency;
       m.options.connections += in.report.options.connections;
+      m.options.threads += in.report.options.threads;
     }
     for (const std::string& w : in.report.warnings) m.warnings.push_back(absl::StrCat(in.name, ": ", w));
     for (size_t t = 0; t < m.targets.size(); ++t) {

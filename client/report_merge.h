@@ -26,7 +26,7 @@
 // Not merged: the server side (each input read its own ServerStats deltas of the same
 // servers over overlapping windows; adding them would count the server twice) and the
 // machine windows. Both are marked unavailable / n/a, with a warning pointing to the
-// inputs. The options are the first input's, with rate, concurrency and connections
+// inputs. The options are the first input's, with rate, concurrency, connections and threads
 // summed (the load offered in total); environment.merged_from lists the inputs; every
 // input's warnings are carried over, prefixed by its file name.
 //

@@ -47,6 +47,7 @@ RunReport Report(const std::vector<int>& halves, const std::string& started, int
   r.options.rounds = kRounds;
   r.options.duration = absl::Seconds(1);
   r.options.rate = 1000;  // open loop: all three histograms are written
+  r.options.threads = 2;
   r.environment = RunEnvironment::Current("reco_load --target ...");
   r.environment.started_utc = started;
   r.warnings = {"a warning"};
@@ -150,6 +151,7 @@ TEST(ReportMerge, TwoHalvesMergeIntoTheWholeRunExactly) {
   EXPECT_EQ(m->environment.started_utc, "2026-12-01T10:00:00Z");
   EXPECT_EQ(m->environment.command_line, "reco_load merge a.json b.json");
   EXPECT_DOUBLE_EQ(m->options.rate, 2000);
+  EXPECT_EQ(m->options.threads, 4);
   // The merge's own warning first, then each input's, prefixed by its file.
   ASSERT_EQ(m->warnings.size(), 3u);
   EXPECT_NE(m->warnings[0].find("merged from 2 reports (a.json, b.json)"), std::string::npos) << m->warnings[0];
