@@ -107,8 +107,9 @@ absl::Status CheckWindowsOverlap(const std::vector<NamedReport>& inputs, std::ve
   }
   if (worst < 0.9) {
     warnings->push_back(absl::StrFormat(
-        "the inputs' measured windows overlapped only %.0f%% of the shortest one (worst: %s): QPS is over the longest "
-        "window, so it is understated; start the processes together, with the same --warmup",
+        "the inputs' measured windows overlapped only %.0f%% of the shortest one (worst: %s): the merged QPS adds "
+        "rates that partly did not run together, so it overstates the load they put on the server at once; start "
+        "the processes together, with the same --warmup",
         100 * worst, worst_where));
   }
   return absl::OkStatus();
