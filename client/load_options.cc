@@ -154,6 +154,12 @@ std::vector<std::string> CollectTargetFlags(int argc, char** argv) {
   return values;
 }
 
+absl::Time NextAlignedStart(absl::Time now, absl::Duration period) {
+  if (period <= absl::ZeroDuration()) return now;
+  const absl::Duration since_epoch = now - absl::UnixEpoch();
+  return absl::UnixEpoch() + (absl::Floor(since_epoch, period) + period);
+}
+
 absl::Status ValidateLoadOptions(const LoadOptions& o) {
   if (o.targets.empty()) return Bad("--target", "is required: give at least one NAME=HOST:PORT");
   std::set<std::string> names;
@@ -165,6 +171,9 @@ absl::Status ValidateLoadOptions(const LoadOptions& o) {
   }
   if (o.warmup < absl::ZeroDuration()) {
     return Bad("--warmup", absl::StrCat("must be zero or positive, got ", absl::FormatDuration(o.warmup)));
+  }
+  if (o.align_start < absl::ZeroDuration() || o.align_start > absl::Hours(1)) {
+    return Bad("--align_start", absl::StrCat("must be from 0 (no wait) to 1h, got ", absl::FormatDuration(o.align_start)));
   }
   if (o.rounds < 1 || o.rounds > 1000) return Bad("--rounds", absl::StrCat("must be from 1 to 1000, got ", o.rounds));
   if (o.concurrency < 1 || o.concurrency > 100000) {

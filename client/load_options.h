@@ -53,6 +53,13 @@ struct LoadOptions {
   // Targets are driven one at a time, in rounds A B C A B C ..., so that noise on a
   // shared machine lands on every target alike.
   int rounds = 3;
+  // Distributed load: after every target answered its probe, wait until the wall
+  // clock reaches the next multiple of this (e.g. 30s) before the first warm-up, so
+  // that load processes started within one period begin their windows together
+  // (reco_load merge refuses windows that did not overlap). The wait is after the
+  // probes because their time differs from process to process (DNS, connecting).
+  // Zero: start at once.
+  absl::Duration align_start = absl::ZeroDuration();
   // Closed loop: requests in flight per target. Open loop: the most in flight at
   // once; when all are busy, scheduled requests wait (and the lag is reported).
   int concurrency = 16;
@@ -120,6 +127,10 @@ std::string GrpcTargetOf(const TargetSpec& spec);
 // The service config that selects `lb_policy`, e.g.
 // {"loadBalancingConfig":[{"round_robin":{}}]}.
 std::string LbServiceConfigJson(absl::string_view lb_policy);
+
+// The first multiple of `period` since the Unix epoch that is after `now`; `now`
+// itself when period is zero. E.g. period 30s, now 12:00:07.2 -> 12:00:30.
+absl::Time NextAlignedStart(absl::Time now, absl::Duration period);
 
 // A duration flag: "5" (seconds), "2.5s", "500ms", "1m". INVALID_ARGUMENT naming
 // `flag` otherwise. Negative values parse; ValidateLoadOptions judges them.

@@ -100,6 +100,8 @@ TEST(ValidateLoadOptions, NamesTheBadFlag) {
       {"--duration", [](LoadOptions* o) { o->duration = absl::ZeroDuration(); }},
       {"--duration", [](LoadOptions* o) { o->duration = absl::Seconds(-1); }},
       {"--warmup", [](LoadOptions* o) { o->warmup = absl::Seconds(-1); }},
+      {"--align_start", [](LoadOptions* o) { o->align_start = absl::Seconds(-1); }},
+      {"--align_start", [](LoadOptions* o) { o->align_start = absl::Hours(2); }},
       {"--rounds", [](LoadOptions* o) { o->rounds = 0; }},
       {"--concurrency", [](LoadOptions* o) { o->concurrency = 0; }},
       {"--connections", [](LoadOptions* o) { o->connections = 0; }},
@@ -120,6 +122,19 @@ TEST(ValidateLoadOptions, NamesTheBadFlag) {
     EXPECT_EQ(s.code(), absl::StatusCode::kInvalidArgument) << c.flag;
     EXPECT_EQ(s.message().substr(0, std::string(c.flag).size()), c.flag) << s;
   }
+}
+
+TEST(NextAlignedStart, IsTheNextMultipleOfThePeriodOnTheWallClock) {
+  const absl::Time noon = absl::FromUnixSeconds(1'764'590'400);  // 2025-12-01 12:00:00 UTC
+  EXPECT_EQ(NextAlignedStart(noon + absl::Milliseconds(7200), absl::Seconds(30)), noon + absl::Seconds(30));
+  EXPECT_EQ(NextAlignedStart(noon + absl::Milliseconds(29999), absl::Seconds(30)), noon + absl::Seconds(30));
+  // Exactly on a boundary: the next one, never a start in the past.
+  EXPECT_EQ(NextAlignedStart(noon, absl::Seconds(30)), noon + absl::Seconds(30));
+  EXPECT_EQ(NextAlignedStart(noon + absl::Seconds(61), absl::Minutes(1)), noon + absl::Minutes(2));
+  // Two processes a second apart inside one period meet at the same start.
+  EXPECT_EQ(NextAlignedStart(noon + absl::Seconds(3), absl::Seconds(10)),
+            NextAlignedStart(noon + absl::Seconds(4), absl::Seconds(10)));
+  EXPECT_EQ(NextAlignedStart(noon + absl::Seconds(3), absl::ZeroDuration()), noon + absl::Seconds(3));
 }
 
 TEST(ParseDurationFlag, TakesSecondsOrUnits) {

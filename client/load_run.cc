@@ -185,6 +185,16 @@ absl::StatusOr<RunReport> RunLoad(const LoadOptions& options, const std::string&
     report.targets.push_back(std::move(t));
   }
 
+  if (options.align_start > absl::ZeroDuration()) {
+    // The wall clock, not the monotonic one: the processes to line up may run on
+    // different machines, whose clocks NTP keeps within milliseconds of each other.
+    const absl::Time start = NextAlignedStart(absl::Now(), options.align_start);
+    const std::string line = absl::StrCat("waiting for ", absl::FormatTime("%H:%M:%S", start, absl::UTCTimeZone()),
+                                          " UTC (--align_start ", absl::FormatDuration(options.align_start), ")");
+    WaitUntil(MonotonicNanos() + absl::ToInt64Nanoseconds(start - absl::Now()), [&] {
+      if (progress) progress(line);
+    });
+  }
   for (int round = 1; round <= options.rounds; ++round) {
     for (size_t ti = 0; ti < links.size(); ++ti) {
       TargetLink& link = *links[ti];

@@ -6,6 +6,8 @@
 // with options.probe_deadline before any load is sent; an unreachable or wrong
 // target ends the run with UNAVAILABLE / the probe's status naming it. A target
 // without a ServerStats service is still measured, client side only, with a warning.
+// With options.align_start, the first warm-up waits for the next multiple of it on
+// the wall clock, after the probes (distributed load: processes measure together).
 //
 // Example:
 //   absl::StatusOr<reco::RunReport> report = reco::RunLoad(options, "reco_load ...", nullptr);

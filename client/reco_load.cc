@@ -40,6 +40,9 @@ ABSL_FLAG(std::vector<std::string>, target, {},
           "given again adds a replica to that target; NAME=dns:///HOST:PORT is every address HOST resolves to.");
 ABSL_FLAG(std::string, duration, "5s", "Measured time per target and round: seconds (5) or with a unit (500ms, 1m).");
 ABSL_FLAG(std::string, warmup, "1s", "Unrecorded load before each measured window.");
+ABSL_FLAG(std::string, align_start, "0",
+          "Distributed load: after the probes, wait until the wall clock is at a multiple of this (e.g. 30s) "
+          "before the first warm-up, so that load processes started together measure together. 0: at once.");
 ABSL_FLAG(int32_t, rounds, 3, "Rounds; each drives every target once, in order (A B A B ...).");
 ABSL_FLAG(int32_t, concurrency, 16, "Requests in flight per target (open loop: the most in flight).");
 ABSL_FLAG(int32_t, connections, 2,
@@ -86,7 +89,8 @@ absl::StatusOr<reco::LoadOptions> OptionsFromFlags(const std::vector<std::string
   for (auto [flag, value, out] : {std::tuple{"--duration", absl::GetFlag(FLAGS_duration), &o.duration},
                                   std::tuple{"--warmup", absl::GetFlag(FLAGS_warmup), &o.warmup},
                                   std::tuple{"--probe_deadline", absl::GetFlag(FLAGS_probe_deadline),
-                                             &o.probe_deadline}}) {
+                                             &o.probe_deadline},
+                                  std::tuple{"--align_start", absl::GetFlag(FLAGS_align_start), &o.align_start}}) {
     absl::StatusOr<absl::Duration> d = reco::ParseDurationFlag(flag, value);
     if (!d.ok()) return d.status();
     *out = *d;

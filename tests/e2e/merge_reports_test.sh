@@ -16,9 +16,12 @@ start_reco_server "$tmp/s.out" "$server" --mode arena_pool || fail "reco_server 
 target="arena_pool=127.0.0.1:$SERVER_PORT"
 short=(--target "$target" --rounds 1 --duration 1s --warmup 0.2s --concurrency 2 --connections 1 --quiet)
 
-timeout 60 "$load" "${short[@]}" --json "$tmp/a.json" >"$tmp/a.out" 2>&1 &
+# Started just after a multiple of 3 s, both wait (--align_start) for the next one
+# after their probes, so their windows begin together however long the probes took.
+sleep "$(/usr/bin/python3 -c 'import time; print(3 - time.time() % 3)')"
+timeout 60 "$load" "${short[@]}" --align_start 3s --json "$tmp/a.json" >"$tmp/a.out" 2>&1 &
 a=$!
-timeout 60 "$load" "${short[@]}" --json "$tmp/b.json" >"$tmp/b.out" 2>&1 &
+timeout 60 "$load" "${short[@]}" --align_start 3s --json "$tmp/b.json" >"$tmp/b.out" 2>&1 &
 b=$!
 wait $a || fail "first reco_load exited $?: $(cat "$tmp/a.out")"
 wait $b || fail "second reco_load exited $?: $(cat "$tmp/b.out")"

@@ -19,7 +19,8 @@ What it asserts:
     to 127.0.0.1:0), both its probe commands exit 0 against it, and SIGTERM stops it
     with status 0 within the grace period; the Job's script runs twice at once (two
     "pods", JOB_COMPLETION_INDEX 0 and 1; dns:/// names mapped to those servers, the
-    run shortened) and k8s/collect.sh, reading those logs through a stand-in kubectl,
+    run shortened, ALIGN_SECONDS short), both start their first window on the same
+    --align_start boundary, and k8s/collect.sh, reading those logs through a stand-in kubectl,
     merges them into one report whose calls are the two runs' sum. collect.sh refuses
     a log without the markers and a failed Job (exit 1).
 """
@@ -195,17 +196,24 @@ try:
     for svc, (_, port) in servers.items():
         local = local.replace(f"dns:///{svc}:50051", f"127.0.0.1:{port}")
     local = local.replace("/results/", tmp + "/results-$JOB_COMPLETION_INDEX/")
-    local = local.replace("reco_load \\", "reco_load --duration 500ms --warmup 100ms --rounds 1 \\", 1)
+    local = re.sub(r"^(\s*)reco_load ", r"\1reco_load --duration 500ms --warmup 100ms --rounds 1 ", local, count=1,
+                   flags=re.M)
     check("dns:///" not in local and "--duration 500ms" in local, "the Job's script did not take the local servers")
     job_env = {e["name"]: e.get("value") for e in load.get("env", [])}
     check(int(job_env.get("ALIGN_SECONDS", 0)) > 0, "the load pods do not align their start (ALIGN_SECONDS)")
+    check('--align_start "${ALIGN_SECONDS}s"' in script, "the Job's reco_load does not take --align_start from ALIGN_SECONDS")
     die_if_problems()
+    # The pods start together here, just after a multiple of ALIGN seconds, so each has
+    # nearly ALIGN seconds for its probes before the boundary both must wait for.
+    ALIGN = 3
+    time.sleep(ALIGN - time.time() % ALIGN)
+    boundary_ms = (int(time.time()) // ALIGN + 1) * ALIGN * 1000
     pods = []
     for index in (0, 1):
         os.mkdir(f"{tmp}/results-{index}")
         log = open(f"{tmp}/pod-{index}.log", "w")
-        # Started together here, so no wall-clock alignment (ALIGN_SECONDS=0 skips it).
-        pods.append((subprocess.Popen(["/bin/sh", "-c", local], env=dict(env, JOB_COMPLETION_INDEX=str(index), ALIGN_SECONDS="0"),
+        pods.append((subprocess.Popen(["/bin/sh", "-c", local],
+                                      env=dict(env, JOB_COMPLETION_INDEX=str(index), ALIGN_SECONDS=str(ALIGN)),
                                       stdout=log, stderr=subprocess.STDOUT), log))
     for p, log in pods:
         rc = p.wait(timeout=120)
@@ -236,6 +244,10 @@ esac
     merged = json.load(open(os.path.join(out_dir, "report.json")))
     parts = [json.load(open(os.path.join(out_dir, f"part-reco-load-{i}.json"))) for i in ("0-abcde", "1-fghij")]
     check(os.path.getsize(os.path.join(out_dir, "report.html")) > 0, "collect.sh wrote no report.html")
+    for part in parts:
+        first = part["targets"][0]["rounds"][0]["window_start_unix_ms"]
+        check(first >= boundary_ms + 100, f"a pod's first window began at {first} ms, before the --align_start boundary "
+              f"{boundary_ms} ms plus its 100 ms warm-up: it did not wait")
     names = [t["name"] for t in merged["targets"]]
     check(sorted(names) == sorted(compose_targets), f"merged targets {names}")
     for i, t in enumerate(merged["targets"]):
