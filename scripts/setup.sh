@@ -38,10 +38,10 @@ sudo=""
 echo "setup: installing ${missing[*]}" >&2
 # A mirror that fails for a moment must not fail a 45-minute CI run: apt retries each
 # download, and the whole update + install is tried three times.
-apt() { $sudo apt-get -o DPkg::Lock::Timeout=600 -o Acquire::Retries=3 "$@"; }
+apt_get() { $sudo apt-get -o DPkg::Lock::Timeout=600 -o Acquire::Retries=3 "$@"; }
 for attempt in 1 2 3; do
-  if apt update -q >/dev/null &&
-    DEBIAN_FRONTEND=noninteractive apt install -y -q --no-install-recommends "${missing[@]}" >/dev/null; then
+  if apt_get update -q >/dev/null &&
+    DEBIAN_FRONTEND=noninteractive apt_get install -y -q --no-install-recommends "${missing[@]}" >/dev/null; then
     exit 0
   fi
   [ "$attempt" = 3 ] || { echo "setup: apt-get failed (attempt $attempt of 3); again in 15 s" >&2; sleep 15; }
