@@ -10,6 +10,15 @@
 // for the bytes reserved, and gives them back in Release(): the budget is never
 // released while the reply still exists, and never leaks when the client goes away.
 //
+// Contexts this allocator did not make: gRPC 1.51 passes every callback call's
+// context to Release(CallbackServerContext*) when the call is done, including the
+// GenericCallbackServerContext its handler for unserved paths (an unknown service or
+// method, a wrong-case name, reflection v1) builds in its own storage, because this
+// allocator makes no generic contexts (NewGenericCallbackServerContext is not
+// overridden). Release gives back and deletes only the contexts it made, and leaves
+// the others to gRPC: deleting one aborted the process on one call to an unknown
+// method (tests/hostile/hostile_method_paths_test.cc).
+//
 // Cost: the context is new'd and deleted per call (gRPC otherwise constructs it in
 // storage it already has): one malloc and one free per call of any method, counted in
 // the process figures, none in the build phase.
@@ -41,13 +50,15 @@ class CallReservations final : public grpc::ContextAllocator {
 
   // Reserves `bytes` from the budget for the call of `context` until gRPC releases
   // it: OK, or the budget's RESOURCE_EXHAUSTED with nothing reserved. At most one
-  // reservation per call (a second one is refused as FAILED_PRECONDITION). `context`
-  // must have come from this allocator (the server it is installed in).
+  // reservation per call (a second one is refused as FAILED_PRECONDITION), and none
+  // for a context this allocator did not make (FAILED_PRECONDITION too).
   absl::Status Reserve(grpc::CallbackServerContext* context, uint64_t bytes);
 
   ReplyBudget* budget() const { return budget_; }
 
   grpc::CallbackServerContext* NewCallbackServerContext() override;
+  // Gives back the reservation of, and deletes, a context made by
+  // NewCallbackServerContext; leaves any other context alone.
   void Release(grpc::CallbackServerContext* context) override;
 
  private:

@@ -20,6 +20,7 @@
 #include "server/rpc_meter.h"
 #include "server/stats_service.h"
 #include "server/stats_snapshotter.h"
+#include "server/unserved_method_service.h"
 
 namespace reco {
 
@@ -37,6 +38,7 @@ struct RecoServer::Parts {
   std::unique_ptr<FragmentsService> fragments;  // instead of recommender in fragments mode
   std::unique_ptr<CeilingService> ceiling;      // instead of recommender in ceiling mode
   std::unique_ptr<StatsService> stats;
+  std::unique_ptr<UnservedMethodService> unserved;  // every path the services above do not serve
   std::unique_ptr<grpc::Server> server;
   // Insecure ports only: accepts for `server`, so it stops (and goes) before it.
   std::unique_ptr<ConnectionAcceptor> acceptor;
@@ -221,6 +223,10 @@ absl::StatusOr<std::unique_ptr<RecoServer>> RecoServer::Start(const ServerOption
     builder.RegisterService(parts->recommender.get());
   }
   builder.RegisterService(parts->stats.get());
+  parts->unserved = std::make_unique<UnservedMethodService>(std::vector<std::string>{
+      v1::Recommender::service_full_name(), v1::ServerStats::service_full_name(), "grpc.health.v1.Health",
+      "grpc.reflection.v1alpha.ServerReflection"});
+  builder.RegisterCallbackGenericService(parts->unserved.get());
 
   parts->server = builder.BuildAndStart();
   if (parts->server != nullptr && acceptor != nullptr) {

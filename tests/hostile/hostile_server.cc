@@ -4,6 +4,10 @@
 #include <atomic>
 #include <cstdio>
 #include <chrono>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
 #include <thread>
 #include <vector>
 
@@ -12,6 +16,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "core/response_builder.h"
+#include "server/ceiling_service.h"
 
 namespace reco::hostile {
 
@@ -58,6 +63,124 @@ std::shared_ptr<grpc::Channel> ChannelTo(const RecoServer& server) {
                                    args);
 }
 
+std::string PortKindName(PortKind kind) { return kind == PortKind::kTls ? "tls" : "insecure"; }
+
+namespace {
+
+std::string ReadFile(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::stringstream text;
+  text << in.rdbuf();
+  return text.str();
+}
+
+// The certificate's directory, removed when the process exits.
+char g_certificate_dir[] = "/tmp/reco-hostile-tls.XXXXXX";
+void RemoveCertificateDir() {
+  std::error_code ignored;
+  std::filesystem::remove_all(g_certificate_dir, ignored);
+}
+
+TestCertificate MakeCertificate() {
+  TestCertificate made;
+  const char* dir = mkdtemp(g_certificate_dir);
+  if (dir == nullptr) {
+    ADD_FAILURE() << "mkdtemp failed";
+    return made;
+  }
+  std::atexit(RemoveCertificateDir);
+  const std::string cert = absl::StrCat(dir, "/server.crt"), key = absl::StrCat(dir, "/server.key");
+  // An EC key: made in milliseconds, where RSA takes a noticeable part of a second.
+  const std::string command = absl::StrCat(
+      "openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:prime256v1 -nodes -days 1 -subj /CN=localhost "
+      "-addext subjectAltName=DNS:localhost,IP:127.0.0.1 -keyout ",
+      key, " -out ", cert, " >", dir, "/openssl.log 2>&1");
+  if (std::system(command.c_str()) != 0) {
+    ADD_FAILURE() << "openssl could not make a certificate: " << ReadFile(absl::StrCat(dir, "/openssl.log"));
+    return made;
+  }
+  made.cert_pem = ReadFile(cert);
+  made.key_pem = ReadFile(key);
+  made.cert_file = cert;
+  return made;
+}
+
+}  // namespace
+
+const TestCertificate& Certificate() {
+  static const TestCertificate* certificate = new TestCertificate(MakeCertificate());
+  return *certificate;
+}
+
+std::unique_ptr<RecoServer> StartServerOn(const std::string& mode, PortKind kind) {
+  ServerOptions options;
+  options.listen = "127.0.0.1:0";
+  EXPECT_TRUE(ParseServingMode(mode, &options)) << "not a serving mode: " << mode;
+  options.store.max_idle = kMaxIdle;
+  options.ceiling_request = DefaultCeilingRequest();
+  if (kind == PortKind::kTls) {
+    options.tls_cert_pem = Certificate().cert_pem;
+    options.tls_key_pem = Certificate().key_pem;
+  }
+  auto server = RecoServer::Start(options);
+  EXPECT_TRUE(server.ok()) << server.status();
+  return server.ok() ? std::move(*server) : nullptr;
+}
+
+std::shared_ptr<grpc::Channel> ChannelTo(const RecoServer& server, PortKind kind) {
+  if (kind == PortKind::kInsecure) return ChannelTo(server);
+  grpc::ChannelArguments args;
+  args.SetMaxReceiveMessageSize(-1);
+  args.SetSslTargetNameOverride("localhost");
+  grpc::SslCredentialsOptions ssl;
+  ssl.pem_root_certs = Certificate().cert_pem;
+  return grpc::CreateCustomChannel(absl::StrCat("127.0.0.1:", server.port()), grpc::SslCredentials(ssl), args);
+}
+
+StreamReply CallStream(grpc::Channel* channel, const std::string& method, const std::vector<std::string>& messages,
+                       absl::Duration deadline) {
+  grpc::GenericStub stub(std::shared_ptr<grpc::Channel>(channel, [](grpc::Channel*) {}));
+  grpc::ClientContext context;
+  context.set_deadline(absl::ToChronoTime(absl::Now() + deadline));
+  grpc::CompletionQueue cq;
+  StreamReply out;
+  std::unique_ptr<grpc::GenericClientAsyncReaderWriter> call = stub.PrepareCall(&context, method, &cq);
+  // One operation at a time, each waited for: the tag is not needed to tell them apart.
+  auto wait = [&cq] {
+    void* tag = nullptr;
+    bool ok = false;
+    return cq.Next(&tag, &ok) && ok;
+  };
+  call->StartCall(nullptr);
+  bool open = wait();
+  for (const std::string& message : messages) {
+    if (!open) break;
+    grpc::Slice slice(message);
+    grpc::ByteBuffer buffer(&slice, 1);
+    call->Write(buffer, nullptr);
+    open = wait();
+    if (open) ++out.writes_accepted;
+  }
+  if (open) {
+    call->WritesDone(nullptr);
+    wait();
+  }
+  while (true) {
+    grpc::ByteBuffer reply;
+    call->Read(&reply, nullptr);
+    if (!wait()) break;
+    ++out.replies;
+  }
+  call->Finish(&out.status, nullptr);
+  wait();
+  cq.Shutdown();
+  void* tag = nullptr;
+  bool ok = false;
+  while (cq.Next(&tag, &ok)) {
+  }
+  return out;
+}
+
 Reply CallBytes(grpc::Channel* channel, const std::string& request_bytes, absl::Duration deadline) {
   return testing::CallRawBytes(channel, request_bytes, deadline);
 }
@@ -74,7 +197,12 @@ v1::RecommendRequest Request(uint32_t items, v1::TextProfile profile, uint64_t s
 std::string ExpectedBytes(const v1::RecommendRequest& request) { return testing::ExpectedBytes(request); }
 
 nlohmann::json RunRawHttp2Client(int port, const std::string& args) {
-  std::string command = absl::StrCat("/usr/bin/python3 ", RECO_RAW_HTTP2_CLIENT, " ", port, " ", args);
+  return RunRawHttp2Client(port, args, PortKind::kInsecure);
+}
+
+nlohmann::json RunRawHttp2Client(int port, const std::string& args, PortKind kind) {
+  std::string command = absl::StrCat(kind == PortKind::kTls ? "RAW_HTTP2_TLS_CA=" + Certificate().cert_file + " " : "",
+                                     "/usr/bin/python3 ", RECO_RAW_HTTP2_CLIENT, " ", port, " ", args);
   FILE* pipe = popen(command.c_str(), "r");
   if (pipe == nullptr) return nlohmann::json();
   std::string out;

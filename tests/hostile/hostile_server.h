@@ -27,6 +27,7 @@
 
 #include <memory>
 #include <string>
+#include <vector>
 
 #include <grpcpp/grpcpp.h>
 #include <gtest/gtest.h>
@@ -73,6 +74,40 @@ std::unique_ptr<RecoServer> StartServer(const std::string& mode);
 // A channel that accepts replies of any size (a 10,000-item response is ~5 MB).
 std::shared_ptr<grpc::Channel> ChannelTo(const RecoServer& server);
 
+// The two kinds of port a server listens on: insecure (the project's own acceptor)
+// and TLS (gRPC's listener).
+enum class PortKind { kInsecure, kTls };
+// "insecure" or "tls", for test names.
+std::string PortKindName(PortKind kind);
+
+// A self-signed certificate for localhost and 127.0.0.1, made once per process with
+// openssl in a temporary directory (no key is committed); empty strings and a test
+// failure when openssl fails.
+struct TestCertificate {
+  std::string cert_pem;
+  std::string key_pem;
+  std::string cert_file;  // the certificate as a file, for raw_http2_client.py
+};
+const TestCertificate& Certificate();
+
+// Like StartServer, but on either kind of port, and `mode` may also be "ceiling"
+// (whose fixed reply is DefaultCeilingRequest()'s, ceiling_service.h).
+std::unique_ptr<RecoServer> StartServerOn(const std::string& mode, PortKind kind);
+// A channel to a server started by StartServerOn with the same kind (TLS: trusting
+// Certificate(), checking the name localhost).
+std::shared_ptr<grpc::Channel> ChannelTo(const RecoServer& server, PortKind kind);
+
+// Any method by name, as a stream: writes each of `messages`, half-closes, reads
+// every reply until the server ends the call. What a gRPC client sends for a
+// streaming method (server reflection), or sends by mistake to a unary one.
+struct StreamReply {
+  grpc::Status status;
+  int writes_accepted = 0;  // messages the transport took before the call ended
+  int replies = 0;          // messages the server sent back
+};
+StreamReply CallStream(grpc::Channel* channel, const std::string& method, const std::vector<std::string>& messages,
+                       absl::Duration deadline);
+
 // status, and the reply message as it came over the wire (OK only).
 using Reply = ::reco::testing::RawReply;
 // Sends `request_bytes` as a Recommend request, valid protobuf or not.
@@ -86,6 +121,8 @@ std::string ExpectedBytes(const v1::RecommendRequest& request);
 // and the case's arguments) and returns its JSON report; an empty object when it
 // printed nothing, a test failure when it exited non-zero.
 nlohmann::json RunRawHttp2Client(int port, const std::string& args);
+// The same over either kind of port (TLS: RAW_HTTP2_TLS_CA=Certificate().cert_file).
+nlohmann::json RunRawHttp2Client(int port, const std::string& args, PortKind kind);
 
 // Waits (up to 20 s: sanitizer builds are slow) for the server to settle, then
 // asserts it is whole (see the top of this file). `after` names what came before,

@@ -1,7 +1,10 @@
 #!/usr/bin/python3
 """raw_http2_client: sends deliberately broken gRPC traffic over raw HTTP/2 (h2c).
 
-    raw_http2_client.py PORT CASE
+    raw_http2_client.py PORT CASE [CASE ARGUMENTS]
+
+With RAW_HTTP2_TLS_CA=FILE in the environment it speaks TLS (ALPN h2) to a server
+whose certificate FILE signs, checking the name localhost; h2c otherwise.
 
 Speaks HTTP/2 itself (python3-h2), so it can send what no gRPC client would: a gRPC
 frame shorter than its length prefix, the wrong content type, a compressed flag with
@@ -17,6 +20,7 @@ Only ever connects to 127.0.0.1.
 import json
 import os
 import socket
+import ssl
 import struct
 import sys
 
@@ -49,15 +53,29 @@ def grpc_frame(message, compressed=0, claimed_length=None):
     return struct.pack(">BI", compressed, length) + message
 
 
-def headers(content_type="application/grpc"):
-    return [(":method", "POST"), (":scheme", "http"), (":path", PATH),
+TLS_CA = os.environ.get("RAW_HTTP2_TLS_CA")
+
+
+def headers(content_type="application/grpc", path=PATH):
+    return [(":method", "POST"), (":scheme", "https" if TLS_CA else "http"), (":path", path),
             (":authority", "127.0.0.1"), ("content-type", content_type), ("te", "trailers")]
 
 
+def connect(port):
+    sock = socket.create_connection(("127.0.0.1", port), timeout=20)
+    if not TLS_CA:
+        return sock
+    context = ssl.create_default_context(cafile=TLS_CA)
+    context.set_alpn_protocols(["h2"])
+    return context.wrap_socket(sock, server_hostname="localhost")
+
+
 class Client:
-    def __init__(self, port):
-        self.sock = socket.create_connection(("127.0.0.1", port), timeout=20)
-        self.conn = h2.connection.H2Connection(h2.config.H2Configuration(client_side=True))
+    def __init__(self, port, validate=True):
+        # validate=False sends headers h2 would refuse to send (an empty :path).
+        self.sock = connect(port)
+        self.conn = h2.connection.H2Connection(h2.config.H2Configuration(
+            client_side=True, validate_outbound_headers=validate, normalize_outbound_headers=validate))
         self.conn.initiate_connection()
         # A large window, so that big replies are not stalled by flow control.
         self.conn.update_settings({h2.settings.SettingCodes.INITIAL_WINDOW_SIZE: 16 * 1024 * 1024})
@@ -102,6 +120,8 @@ class Client:
             chunk = self.sock.recv(65536)
         except socket.timeout:
             return "timeout"
+        except (ConnectionResetError, BrokenPipeError):
+            return "reset"
         if not chunk:
             return "eof"
         closed = None
@@ -135,7 +155,7 @@ class Client:
 
 def main():
     port, case = int(sys.argv[1]), sys.argv[2]
-    c = Client(port)
+    c = Client(port, validate=(case != "path"))
     good = grpc_frame(request_bytes())
     if case == "valid":
         sid = c.send(headers(), good)
@@ -217,8 +237,21 @@ def main():
                "messages": sorted(messages)[:3]}
         print(json.dumps(out), flush=True)
         os._exit(0)  # no close(), no GOAWAY
+    elif case == "path":
+        # raw_http2_client.py PORT path PATH_HEX [MESSAGE_HEX]
+        # One call to any :path, given in hex so that it can be empty or hold any byte,
+        # with MESSAGE_HEX as its one gRPC message (default: the fixed valid request);
+        # then the fixed valid call on the same connection. Reports the first call, and
+        # the second under "after": a server that died answers neither.
+        path = bytes.fromhex(sys.argv[3])
+        message = bytes.fromhex(sys.argv[4]) if len(sys.argv) > 4 else request_bytes()
+        sid = c.send(headers(path=path), grpc_frame(message))
+        out = c.report(sid, c.wait([sid]))
+        if not out["closed"]:
+            sid2 = c.send(headers(), good)
+            out["after"] = c.report(sid2, c.wait([sid2]))
     elif case == "garbage_preface":
-        s = socket.create_connection(("127.0.0.1", port), timeout=20)
+        s = connect(port)
         s.sendall(b"GET / HTTP/1.1\r\nHost: x\r\n\r\n" + bytes(range(256)) * 4)
         try:
             rest = s.recv(65536)
