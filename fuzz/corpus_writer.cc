@@ -3,7 +3,9 @@
 // writes OUT/request_handler_fuzz/*.bin (serialized RecommendRequests: valid ones,
 // each limit and just past it, an unknown enum value) and OUT/response_check_fuzz/
 // *.bin (one slicing byte, then the exact response the load client expects for one
-// variant of its request set, or a near miss). Rerun it when reco.proto changes.
+// variant of its request set, or a near miss) and OUT/server_call_fuzz/*.bin (calls
+// in server_call_fuzz.cc's layout: served and unserved paths, streams, metadata).
+// Rerun it when reco.proto changes.
 #include <cstdio>
 #include <fstream>
 #include <string>
@@ -73,6 +75,26 @@ int main(int argc, char** argv) {
   std::string flipped = set.expected_bytes(1);
   flipped[flipped.size() / 3] ^= 1;
   ok &= Write(resp_dir, "one_bit_off.bin", std::string(1, '\x05') + flipped);
+
+  // server_call_fuzz: server byte, shape byte (0 unary, N+1 a stream of N messages),
+  // path, metadata lines, an empty line, the message.
+  const std::string call_dir = out + "/server_call_fuzz";
+  const std::string recommend = Request("user-6", 5, 1, 44).SerializeAsString();
+  struct CallSeed { const char* name; char server; char shape; std::string path, metadata, message; };
+  const CallSeed calls[] = {
+      {"recommend_heap", 0, 0, "/reco.v1.Recommender/Recommend", "", recommend},
+      {"recommend_fragments_stream_2", 4, 3, "/reco.v1.Recommender/Recommend", "", recommend},
+      {"recommend_arena_pool_stream_0", 3, 1, "/reco.v1.Recommender/Recommend", "", ""},
+      {"stats_garbage", 1, 0, "/reco.v1.ServerStats/GetStats", "", "\xff\xff"},
+      {"unknown_service", 2, 0, "/no.Such/Method", "x-user:alice\n", recommend},
+      {"wrong_case", 3, 0, "/reco.v1.Recommender/recommend", "", recommend},
+      {"reflection_v1", 4, 2, "/grpc.reflection.v1.ServerReflection/ServerReflectionInfo", "", std::string("\x3a\x00", 2)},
+      {"empty_path_ceiling", 5, 0, "//", "trace-bin:\x01\x02\n", ""},
+  };
+  for (const CallSeed& c : calls) {
+    ok &= Write(call_dir, std::string(c.name) + ".bin",
+                std::string{c.server, c.shape} + c.path + "\n" + c.metadata + "\n" + c.message);
+  }
 
   if (!ok) {
     std::fprintf(stderr, "fuzz_corpus_writer: cannot write under --out=%s\n", out.c_str());

@@ -12,7 +12,7 @@ cd "$(dirname "$0")/.."
 seconds=${1:-30}
 case "$seconds" in ''|*[!0-9]*) echo "fuzz.sh: SECONDS_PER_TARGET must be a whole number, not '$seconds'" >&2; exit 2 ;; esac
 build=${BUILD_DIR:-build-fuzz}
-targets=(request_handler_fuzz response_check_fuzz)
+targets=(request_handler_fuzz response_check_fuzz server_call_fuzz)
 
 scripts/setup.sh
 cmake --preset fuzz -B "$build" >/dev/null  # CMakePresets.json: clang++, RECO_FUZZ=ON
@@ -41,7 +41,7 @@ for t in "${targets[@]}"; do
   corpus=$(ls "$work" | wc -l)
   echo "fuzz $t: $status  ${execs:-?} executions in ${seconds} s, coverage ${cov:-?}, corpus ${corpus} inputs (+ $(ls fuzz/corpus/$t | wc -l) seeds)"
   if [ "$status" = FAILED ]; then
-    grep -E 'ERROR|SUMMARY|request_handler_fuzz:|response_check_fuzz:|artifact' "$log" | head -20
+    grep -E 'ERROR|SUMMARY|_fuzz: |artifact' "$log" | head -20
     echo "full log: $log"
   fi
 done
