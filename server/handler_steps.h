@@ -19,10 +19,10 @@
 #ifndef ARENA_GRPC_SERVER_HANDLER_STEPS_H_
 #define ARENA_GRPC_SERVER_HANDLER_STEPS_H_
 
-#include <chrono>
 #include <cstdint>
 #include <limits>
 
+#include <grpc/support/time.h>
 #include <grpcpp/server_context.h>
 
 #include "proto/reco.pb.h"
@@ -37,12 +37,17 @@ grpc::Status Admit(CallReservations* reservations, grpc::CallbackServerContext* 
 class CallerStillWaits {
  public:
   explicit CallerStillWaits(grpc::CallbackServerContext* context)
-      : context_(context), deadline_(context->deadline()) {}
+      : context_(context), deadline_(gpr_convert_clock_type(context->raw_deadline(), GPR_CLOCK_MONOTONIC)) {}
 
   // True when the build should stop: the call was cancelled or its deadline passed.
   // A CallerStillWaits is the builders' stop_requested (pass it by reference).
+  //
+  // The deadline is gRPC's own time, not context->deadline(): a grpc-timeout may be
+  // up to 99999999H, and one past ~292 years from now overflowed system_clock's
+  // int64 nanoseconds into a deadline in the past -- such a call was answered
+  // DEADLINE_EXCEEDED at its first check. gpr time saturates instead.
   bool operator()() const {
-    past_deadline_ = std::chrono::system_clock::now() >= deadline_;
+    past_deadline_ = gpr_time_cmp(gpr_now(GPR_CLOCK_MONOTONIC), deadline_) >= 0;
     return past_deadline_ || context_->IsCancelled();
   }
   // After a stop: DEADLINE_EXCEEDED or CANCELLED, with a message saying when.
@@ -55,7 +60,7 @@ class CallerStillWaits {
 
  private:
   grpc::CallbackServerContext* const context_;
-  const std::chrono::system_clock::time_point deadline_;
+  const gpr_timespec deadline_;  // GPR_CLOCK_MONOTONIC, or infinite
   mutable bool past_deadline_ = false;  // what the last check saw
 };
 

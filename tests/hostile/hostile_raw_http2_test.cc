@@ -4,8 +4,10 @@
 // size cap, a stream reset halfway, connections dropped mid-request and
 // mid-response, and bytes that are not HTTP/2 at all. Each case's answer is checked,
 // and afterwards the in-process server is whole (hostile_server.h).
+#include <algorithm>
 #include <cstdio>
 #include <string>
+#include <vector>
 
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
@@ -110,6 +112,59 @@ TEST_P(HostileRawHttp2Test, ConnectionDroppedMidResponse) {
   // 200 responses of ~1 MB built and stuck behind flow control when the client dies.
   Run("abrupt_close_mid_response");
   ExpectWhole(*server_, channel_.get(), "a connection dropped with 200 responses in flight");
+}
+
+// Headers a gRPC client library would not send, one changed at a time on the valid
+// request (raw_http2_client.py's HEADER_CASES). What gRPC 1.51 answers is pinned; a
+// refused call must leave the server serving the next call exactly.
+TEST_P(HostileRawHttp2Test, OddHeadersAreAnsweredAndTheServerServesOn) {
+  constexpr int kOk = 0, kDeadline = 4, kUnknown = 2, kUnavailable = 14;
+  constexpr int kReset = -1;  // no grpc-status: RST_STREAM
+  const struct {
+    const char* name;
+    std::vector<int> codes;  // the statuses allowed; 0: served, byte-exact
+  } cases[] = {
+      {"no_te", {kUnknown}},           // "Missing :te header"
+      {"get_method", {kUnknown}},      // "Bad method header"
+      {"no_content_type", {kOk}},
+      {"timeout_garbage", {kOk}},      // gRPC logs the bad grpc-timeout and ignores it
+      {"timeout_1ns", {kOk, kDeadline, kReset}},  // a race: served, refused, or the stream reset
+      {"timeout_huge", {kOk}},         // 99999999H: was DEADLINE_EXCEEDED (chrono overflow)
+      {"timeout_293_years", {kOk}},
+      {"unknown_encoding", {kOk}},     // grpc-encoding br on a compressed frame: read as identity
+      {"accept_encoding_garbage", {kOk}},
+      {"metadata_7k", {kOk}},
+      {"metadata_16k", {kOk}},
+      {"metadata_64k", {kOk}},         // one header: 1.51 takes it (CONTINUATION floods: section 6)
+      {"metadata_500_headers", {kOk}},
+      {"binary_metadata_not_base64", {kUnavailable}},  // "Failed parsing HTTP/2": the connection closes
+      {"reserved_grpc_status", {kOk}},
+  };
+  const std::string expected_hex = absl::BytesToHexString(ExpectedForRawClient());
+  for (const auto& c : cases) {
+    SCOPED_TRACE(c.name);
+    nlohmann::json j = Run(absl::StrCat("headers ", c.name));
+    const int code = GrpcStatus(j);
+    EXPECT_NE(std::find(c.codes.begin(), c.codes.end(), code), c.codes.end()) << j.dump().substr(0, 400);
+    if (code == kOk) {
+      EXPECT_EQ(j.value("message_hex", ""), expected_hex);
+    }
+    if (code == kReset) {
+      EXPECT_FALSE(j.value("reset", nlohmann::json()).is_null()) << "no status and no reset: " << j.dump().substr(0, 400);
+    }
+    ASSERT_TRUE(j.contains("after")) << j.dump().substr(0, 400);
+    EXPECT_EQ(GrpcStatus(j["after"]), kOk) << j.dump().substr(0, 400);
+    EXPECT_EQ(j["after"].value("message_hex", ""), expected_hex);
+  }
+  ExpectWhole(*server_, channel_.get(), "calls with odd headers");
+}
+
+TEST_P(HostileRawHttp2Test, PingFloodGetsGoawayEnhanceYourCalm) {
+  // 100 PINGs and no call: past --keepalive_max_ping_strikes (2) the server sends
+  // GOAWAY(ENHANCE_YOUR_CALM) and closes (server/connection_limits.h).
+  nlohmann::json j = Run("ping_flood 100");
+  EXPECT_EQ(j.value("goaway_error_code", nlohmann::json(-1)), 11) << j.dump();
+  ExpectWhole(*server_, channel_.get(), "a PING flood");
 }
 
 TEST_P(HostileRawHttp2Test, BytesThatAreNotHttp2CloseTheConnection) {
