@@ -1,5 +1,6 @@
 // CallReservations: holds a call's ReplyBudget reservation for exactly as long as
-// gRPC holds the call's reply, in every memory mode.
+// gRPC holds the call's reply, in every memory mode, and keeps any one connection
+// from holding the whole budget.
 //
 // The reply's memory is freed when gRPC releases the call's messages (the
 // MessageAllocator holder's Release(), or gRPC's own delete in heap mode), which
@@ -10,6 +11,21 @@
 // for the bytes reserved, and gives them back in Release(): the budget is never
 // released while the reply still exists, and never leaks when the client goes away.
 //
+// Fairness. A client that asks for large replies and never reads them (an HTTP/2
+// window of 0) would otherwise hold the budget until its connection is closed, and
+// every other client would be refused meanwhile. Two limits stop that:
+//   - a connection's share: the reservations of one connection (one gRPC peer,
+//     address and port) may hold at most `max_connection_share` of the budget's
+//     capacity (and at least one reply of the per-reply cap, so that the largest
+//     reply allowed can always be admitted); past it that connection's calls are
+//     refused RESOURCE_EXHAUSTED with a message saying so, while other connections
+//     are still admitted. Behind a proxy that multiplexes many clients onto few
+//     connections, raise it (or set 1).
+//   - a hold time: a call that still holds its reservation `max_hold` after it was
+//     admitted (its reply built but not taken) is cancelled, which gives the
+//     reservation back. A watchdog thread looks for them every max_hold / 4 (at most
+//     every second), so a reservation is held at most about 1.25 x max_hold.
+//
 // Contexts this allocator did not make: gRPC 1.51 passes every callback call's
 // context to Release(CallbackServerContext*) when the call is done, including the
 // GenericCallbackServerContext its handler for unserved paths (an unknown service or
@@ -19,50 +35,92 @@
 // the others to gRPC: deleting one aborted the process on one call to an unknown
 // method (tests/hostile/hostile_method_paths_test.cc).
 //
-// Cost: the context is new'd and deleted per call (gRPC otherwise constructs it in
-// storage it already has): one malloc and one free per call of any method, counted in
-// the process figures, none in the build phase.
+// Memory: the budget bounds the replies; on top, one entry (the peer's name and a
+// count) per connection with a reservation out. Cost per call: the context's
+// new/delete, and for a call that reserves, its peer string and two lock/unlock
+// pairs (Reserve, Release) -- process figures only, none in the build phase.
 //
 // Example (wiring; see RecoServer::Start and RecommenderService):
 //   reco::ReplyBudget budget(256 << 20, 32 << 20);
-//   auto contexts = std::make_unique<reco::CallReservations>(&budget);
+//   auto contexts = std::make_unique<reco::CallReservations>(&budget, reco::ReservationLimits{});
 //   reco::CallReservations* reservations = contexts.get();
 //   builder.SetContextAllocator(std::move(contexts));
 //   // in the handler, context being the call's CallbackServerContext:
 //   absl::Status s = reservations->Reserve(context, reco::EstimateReplyBytes(*request));
 //
-// Thread-safety: every method from any thread. The budget must outlive the server.
+// Thread-safety: every method from any thread. The budget must outlive this object,
+// which must outlive every call it made a context for (the gRPC server owns it).
 #ifndef ARENA_GRPC_SERVER_CALL_RESERVATIONS_H_
 #define ARENA_GRPC_SERVER_CALL_RESERVATIONS_H_
 
 #include <cstdint>
+#include <string>
+#include <thread>
 
 #include <grpcpp/server_context.h>
 
+#include "absl/container/flat_hash_map.h"
 #include "absl/status/status.h"
+#include "absl/synchronization/mutex.h"
+#include "absl/time/time.h"
 #include "server/reply_budget.h"
 
 namespace reco {
 
+struct ReservationLimits {
+  // The most one connection's reservations may hold, as a share of the budget's
+  // capacity: in (0, 1]; 1 lets one connection take it all.
+  double max_connection_share = 0.5;
+  // A call holding its reservation this long after admission is cancelled; zero:
+  // never.
+  absl::Duration max_hold = absl::Seconds(10);
+};
+
 class CallReservations final : public grpc::ContextAllocator {
  public:
-  explicit CallReservations(ReplyBudget* budget) : budget_(budget) {}
+  CallReservations(ReplyBudget* budget, ReservationLimits limits);
+  ~CallReservations() override;
 
   // Reserves `bytes` from the budget for the call of `context` until gRPC releases
-  // it: OK, or the budget's RESOURCE_EXHAUSTED with nothing reserved. At most one
-  // reservation per call (a second one is refused as FAILED_PRECONDITION), and none
-  // for a context this allocator did not make (FAILED_PRECONDITION too).
+  // it: OK, or RESOURCE_EXHAUSTED with nothing reserved -- the budget's refusal, or
+  // the connection's share spent. At most one reservation per call (a second one is
+  // refused as FAILED_PRECONDITION), and none for a context this allocator did not
+  // make (FAILED_PRECONDITION too).
   absl::Status Reserve(grpc::CallbackServerContext* context, uint64_t bytes);
 
   ReplyBudget* budget() const { return budget_; }
+  const ReservationLimits& limits() const { return limits_; }
+  // The most one connection may hold: max_connection_share of the capacity, and at
+  // least the budget's max_reply_bytes.
+  uint64_t connection_cap_bytes() const { return connection_cap_bytes_; }
 
   grpc::CallbackServerContext* NewCallbackServerContext() override;
   // Gives back the reservation of, and deletes, a context made by
   // NewCallbackServerContext; leaves any other context alone.
   void Release(grpc::CallbackServerContext* context) override;
 
+  CallReservations(const CallReservations&) = delete;
+  CallReservations& operator=(const CallReservations&) = delete;
+
  private:
+  class Call;  // a context with its reservation, its peer and its place in held_
+
+  void CancelOverdue();  // the watchdog's pass
+  void WatchdogLoop();
+
   ReplyBudget* const budget_;
+  const ReservationLimits limits_;
+  const uint64_t connection_cap_bytes_;
+
+  absl::Mutex mu_;
+  // Bytes reserved per connection (peer); an entry goes when its count reaches 0.
+  absl::flat_hash_map<std::string, uint64_t> by_connection_ ABSL_GUARDED_BY(mu_);
+  // Calls holding a reservation, oldest admission first (a fixed max_hold keeps the
+  // list in deadline order): the watchdog only looks at its head.
+  Call* held_head_ ABSL_GUARDED_BY(mu_) = nullptr;
+  Call* held_tail_ ABSL_GUARDED_BY(mu_) = nullptr;
+  bool stopping_ ABSL_GUARDED_BY(mu_) = false;
+  std::thread watchdog_;  // only when max_hold > 0
 };
 
 }  // namespace reco

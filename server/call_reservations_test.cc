@@ -14,7 +14,7 @@ namespace {
 
 TEST(CallReservationsTest, ReleaseGivesTheReservationBackWithTheContext) {
   ReplyBudget budget(/*capacity_bytes=*/1000, /*max_reply_bytes=*/600);
-  CallReservations reservations(&budget);
+  CallReservations reservations(&budget, ReservationLimits{});
   grpc::CallbackServerContext* call = reservations.NewCallbackServerContext();
   ASSERT_NE(call, nullptr);
   EXPECT_TRUE(reservations.Reserve(call, 400).ok());
@@ -26,7 +26,7 @@ TEST(CallReservationsTest, ReleaseGivesTheReservationBackWithTheContext) {
 
 TEST(CallReservationsTest, ContextsItDidNotMakeAreNeitherReservedNorDeleted) {
   ReplyBudget budget(/*capacity_bytes=*/1000, /*max_reply_bytes=*/600);
-  CallReservations reservations(&budget);
+  CallReservations reservations(&budget, ReservationLimits{});
   // What gRPC 1.51 hands over for a path the server does not serve: a generic
   // context in gRPC's own storage (here, the stack: a delete would abort).
   grpc::GenericCallbackServerContext generic;
@@ -38,6 +38,35 @@ TEST(CallReservationsTest, ContextsItDidNotMakeAreNeitherReservedNorDeleted) {
   reservations.Release(plain.get());
   EXPECT_EQ(budget.stats().in_use_bytes, 0u);
   EXPECT_EQ(budget.stats().admitted, 0u);
+}
+
+// Contexts made here but never bound to a gRPC call all have the same peer (""): to
+// the allocator they are one connection.
+TEST(CallReservationsTest, OneConnectionHoldsAtMostItsShare) {
+  ReplyBudget budget(/*capacity_bytes=*/1000, /*max_reply_bytes=*/500);
+  CallReservations reservations(&budget, ReservationLimits{/*max_connection_share=*/0.5, absl::ZeroDuration()});
+  EXPECT_EQ(reservations.connection_cap_bytes(), 500u);
+  std::unique_ptr<grpc::CallbackServerContext> a(reservations.NewCallbackServerContext());
+  std::unique_ptr<grpc::CallbackServerContext> b(reservations.NewCallbackServerContext());
+  std::unique_ptr<grpc::CallbackServerContext> c(reservations.NewCallbackServerContext());
+  ASSERT_TRUE(reservations.Reserve(a.get(), 400).ok());
+  absl::Status refused = reservations.Reserve(b.get(), 200);  // 600 > 500, though the budget has 600 left
+  EXPECT_EQ(refused.code(), absl::StatusCode::kResourceExhausted);
+  EXPECT_NE(refused.message().find("--max_connection_budget_share"), absl::string_view::npos) << refused.message();
+  EXPECT_NE(refused.message().find("--inflight_budget_bytes"), absl::string_view::npos) << refused.message();
+  EXPECT_TRUE(reservations.Reserve(b.get(), 100).ok());  // exactly the share
+  // Over the per-reply cap: the budget's refusal and message, not the share's.
+  absl::Status too_big = reservations.Reserve(c.get(), 501);
+  EXPECT_NE(too_big.message().find("--max_reply_bytes"), absl::string_view::npos) << too_big.message();
+  ReplyBudget::Stats s = budget.stats();
+  EXPECT_EQ(s.in_use_bytes, 500u);
+  EXPECT_EQ(s.refused, 2u);
+  EXPECT_EQ(s.refused_connection_share, 1u);
+  reservations.Release(a.release());
+  reservations.Release(b.release());
+  EXPECT_EQ(budget.stats().in_use_bytes, 0u);
+  EXPECT_TRUE(reservations.Reserve(c.get(), 500).ok()) << "the connection's count went back to 0";
+  reservations.Release(c.release());
 }
 
 }  // namespace

@@ -47,6 +47,11 @@ struct RecoServer::Parts {
 
 namespace {
 
+// --max_reply_hold's range when on: under 100 ms a reply on a busy machine could be
+// cancelled while it is still being sent; over an hour it would not bound anything.
+constexpr absl::Duration kMinReplyHold = absl::Milliseconds(100);
+constexpr absl::Duration kMaxReplyHold = absl::Hours(1);
+
 absl::Status CheckOptions(const ServerOptions& o) {
   if (absl::Status s = CheckListenAddress(o.listen); !s.ok()) return s;
   if (absl::Status s = CheckConnectionLimits(o.connection); !s.ok()) return s;
@@ -78,6 +83,18 @@ absl::Status CheckOptions(const ServerOptions& o) {
       return absl::InvalidArgumentError(absl::StrCat("inflight_budget_bytes: ", o.inflight_budget_bytes,
                                                      " is below max_reply_bytes (", o.max_reply_bytes,
                                                      "): the largest reply allowed could never be admitted"));
+    }
+    if (!(o.max_connection_budget_share > 0 && o.max_connection_budget_share <= 1)) {
+      return absl::InvalidArgumentError(absl::StrCat("max_connection_budget_share: ", o.max_connection_budget_share,
+                                                     " is not in (0, 1]"));
+    }
+    if (o.max_reply_hold < absl::ZeroDuration() ||
+        (o.max_reply_hold > absl::ZeroDuration() && o.max_reply_hold < kMinReplyHold) ||
+        o.max_reply_hold > kMaxReplyHold) {
+      return absl::InvalidArgumentError(absl::StrCat("max_reply_hold: ", absl::FormatDuration(o.max_reply_hold),
+                                                     " is not 0 (never cancel) or between ",
+                                                     absl::FormatDuration(kMinReplyHold), " and ",
+                                                     absl::FormatDuration(kMaxReplyHold)));
     }
   }
   if (absl::Status s = ValidateCatalogueOptions(o.catalogue); !s.ok()) return s;
@@ -155,13 +172,14 @@ absl::StatusOr<std::unique_ptr<RecoServer>> RecoServer::Start(const ServerOption
     parts->ceiling = std::make_unique<CeilingService>(*parts->catalogue, options.ceiling_request,
                                                       parts->meter.get());
     parts->snapshotter = std::make_unique<StatsSnapshotter>(
-        "ceiling", StatsSnapshotter::Sources{parts->meter->recorder(), nullptr, nullptr, parts->trimmer.get(),
+        "ceiling", StatsSnapshotter::Sources{parts->meter->recorder(), nullptr, nullptr, nullptr, parts->trimmer.get(),
                                              parts->catalogue.get()});
   } else {
     CallReservations* reservations = nullptr;
     if (options.inflight_budget_bytes != 0) {
       parts->budget = std::make_unique<ReplyBudget>(options.inflight_budget_bytes, options.max_reply_bytes);
-      auto contexts = std::make_unique<CallReservations>(parts->budget.get());
+      auto contexts = std::make_unique<CallReservations>(
+          parts->budget.get(), ReservationLimits{options.max_connection_budget_share, options.max_reply_hold});
       reservations = contexts.get();  // owned by the gRPC server from here on
       builder.SetContextAllocator(std::move(contexts));
     }
@@ -181,7 +199,7 @@ absl::StatusOr<std::unique_ptr<RecoServer>> RecoServer::Start(const ServerOption
     }
     parts->snapshotter = std::make_unique<StatsSnapshotter>(
         ServingModeName(options),
-        StatsSnapshotter::Sources{parts->meter->recorder(), parts->store.get(), parts->budget.get(),
+        StatsSnapshotter::Sources{parts->meter->recorder(), parts->store.get(), parts->budget.get(), reservations,
                                   parts->trimmer.get(), parts->catalogue.get()});
   }
   parts->stats = std::make_unique<StatsService>(parts->snapshotter.get());

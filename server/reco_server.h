@@ -79,6 +79,13 @@ struct ServerOptions {
   uint64_t inflight_budget_bytes = uint64_t{256} << 20;
   // One reply's cap: the largest request (10,000 realistic items, ~24 MB) fits.
   uint64_t max_reply_bytes = uint64_t{32} << 20;
+  // Fairness within the budget (call_reservations.h): one connection's reservations
+  // hold at most this share of it, and a call still holding its reservation this
+  // long after admission (its reply not taken) is cancelled. Half, so that one
+  // client that never reads leaves the other half to everyone else; seconds, so that
+  // what it holds comes back soon.
+  double max_connection_budget_share = 0.5;
+  absl::Duration max_reply_hold = absl::Seconds(10);
   // How often a build asks whether its caller still waits (cancelled, or past the
   // deadline), in items; 0 asks once, before building.
   uint32_t check_every_items = 16;

@@ -67,6 +67,13 @@ ABSL_FLAG(int64_t, inflight_budget_bytes, int64_t{256} << 20,
 ABSL_FLAG(int64_t, max_reply_bytes, int64_t{32} << 20,
           "one reply's cap, at its estimate; larger requests get RESOURCE_EXHAUSTED (10,000 realistic items "
           "need about 24 MB)");
+ABSL_FLAG(double, max_connection_budget_share, 0.5,
+          "the most of --inflight_budget_bytes the replies in flight of ONE connection may hold, in (0, 1]: a "
+          "client that never reads leaves the rest to the others (behind a proxy that puts many clients on few "
+          "connections, raise it)");
+ABSL_FLAG(absl::Duration, max_reply_hold, absl::Seconds(10),
+          "a call still holding its reply's budget this long after it was admitted (its client has not taken "
+          "the reply) is cancelled, giving the budget back; 0 never cancels, else 100ms to 1h");
 ABSL_FLAG(int64_t, check_every_items, 16,
           "a build asks every this many items whether its caller still waits (cancelled or past the deadline) "
           "and stops if not; 0 asks only before building");
@@ -140,6 +147,8 @@ reco::ServerOptions OptionsFromFlags() {
   o.inflight_budget_bytes =
       static_cast<uint64_t>(Bounded(FLAGS_inflight_budget_bytes, "inflight_budget_bytes", 0, int64_t{1} << 40));
   o.max_reply_bytes = static_cast<uint64_t>(Bounded(FLAGS_max_reply_bytes, "max_reply_bytes", 1, int64_t{1} << 40));
+  o.max_connection_budget_share = absl::GetFlag(FLAGS_max_connection_budget_share);  // ranged by Start
+  o.max_reply_hold = absl::GetFlag(FLAGS_max_reply_hold);
   o.check_every_items = static_cast<uint32_t>(Bounded(FLAGS_check_every_items, "check_every_items", 0, 1 << 20));
   o.trim.interval = absl::GetFlag(FLAGS_trim_interval);
   if (o.trim.interval < absl::ZeroDuration() || o.trim.interval > absl::Hours(24)) {

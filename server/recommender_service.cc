@@ -10,8 +10,10 @@ grpc::ServerUnaryReactor* RecommenderService::Recommend(grpc::CallbackServerCont
                                                         const v1::RecommendRequest* request,
                                                         v1::RecommendResponse* response) {
   grpc::ServerUnaryReactor* reactor = context->DefaultReactor();
-  MeasuredBuild measured(meter_, context);  // measurement only: times and counts this call
+  // Admission before the build is measured: its connection lookup allocates (the
+  // peer's name), which is the call's cost, not the build's.
   grpc::Status status = Admit(reservations_, context, *request);
+  MeasuredBuild measured(meter_, context);  // measurement only: times and counts this call
   if (status.ok()) {
     CallerStillWaits waits(context);
     if (!BuildResponseUnlessStopped(*catalogue_, *request, response, waits,

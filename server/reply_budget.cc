@@ -36,6 +36,13 @@ absl::Status ReplyBudget::Reserve(uint64_t bytes) {
 
 void ReplyBudget::Release(uint64_t bytes) { in_use_.fetch_sub(bytes, std::memory_order_relaxed); }
 
+void ReplyBudget::CountRefusal(Refusal why) {
+  refused_.fetch_add(1, std::memory_order_relaxed);
+  if (why == Refusal::kConnectionShare) refused_connection_share_.fetch_add(1, std::memory_order_relaxed);
+}
+
+void ReplyBudget::CountHoldCancels(uint64_t calls) { cancelled_held_.fetch_add(calls, std::memory_order_relaxed); }
+
 ReplyBudget::Stats ReplyBudget::stats() const {
   Stats s;
   s.capacity_bytes = capacity_;
@@ -44,6 +51,8 @@ ReplyBudget::Stats ReplyBudget::stats() const {
   s.peak_bytes = peak_.load(std::memory_order_relaxed);
   s.admitted = admitted_.load(std::memory_order_relaxed);
   s.refused = refused_.load(std::memory_order_relaxed);
+  s.refused_connection_share = refused_connection_share_.load(std::memory_order_relaxed);
+  s.cancelled_held = cancelled_held_.load(std::memory_order_relaxed);
   return s;
 }
 

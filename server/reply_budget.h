@@ -9,8 +9,9 @@
 //
 // reco_server holds each call's reservation in its context (call_reservations.h) and
 // releases it in gRPC's ContextAllocator::Release, which runs after the message
-// holder's release, in every mode (heap included). Flags: --inflight_budget_bytes,
-// --max_reply_bytes.
+// holder's release, in every mode (heap included); it also keeps one connection from
+// holding more than its share. Flags: --inflight_budget_bytes, --max_reply_bytes
+// (and --max_connection_budget_share, --max_reply_hold for CallReservations).
 //
 // Example:
 //   reco::ReplyBudget budget(/*capacity_bytes=*/256 << 20, /*max_reply_bytes=*/32 << 20);
@@ -38,13 +39,25 @@ class ReplyBudget {
   // Gives back what one OK Reserve(bytes) took.
   void Release(uint64_t bytes);
 
+  uint64_t capacity_bytes() const { return capacity_; }
+  uint64_t max_reply_bytes() const { return max_reply_; }
+
+  // Refusals and cancellations decided by a caller (CallReservations: a connection
+  // past its share, calls holding their reservation too long), counted here so that
+  // the budget's figures tell the whole story.
+  enum class Refusal { kConnectionShare };
+  void CountRefusal(Refusal why);
+  void CountHoldCancels(uint64_t calls);
+
   struct Stats {
     uint64_t capacity_bytes = 0;
     uint64_t max_reply_bytes = 0;
     uint64_t in_use_bytes = 0;  // reserved now
     uint64_t peak_bytes = 0;    // most reserved at once since start or ResetPeak()
     uint64_t admitted = 0;      // OK reservations
-    uint64_t refused = 0;       // refused reservations
+    uint64_t refused = 0;       // refused reservations, whoever refused them
+    uint64_t refused_connection_share = 0;  // of refused: the connection's share was spent
+    uint64_t cancelled_held = 0;            // admitted calls cancelled for holding too long
   };
   Stats stats() const;
   // Starts a new peak from what is reserved now (a stats window's start).
@@ -54,6 +67,7 @@ class ReplyBudget {
   const uint64_t capacity_;
   const uint64_t max_reply_;
   std::atomic<uint64_t> in_use_{0}, peak_{0}, admitted_{0}, refused_{0};
+  std::atomic<uint64_t> refused_connection_share_{0}, cancelled_held_{0};
 };
 
 }  // namespace reco

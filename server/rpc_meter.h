@@ -2,8 +2,9 @@
 // switch, and MeasuredBuild, the one line a handler needs for it.
 //
 // Measuring (measure_phases = true) means, per Recommend call:
-//   build      the handler's work (from MeasuredBuild's construction to its Finish()), plus
-//              what the allocator's AllocateMessages() cost (MeasuredAllocator)
+//   build      the handler's build (from MeasuredBuild's construction, after the request
+//              was admitted, to its Finish()), plus what the allocator's
+//              AllocateMessages() cost (MeasuredAllocator)
 //   serialize  gRPC's serialization of the reply (SerializeTimer, an interceptor)
 //   release    the allocator holder's Release() (MeasuredAllocator)
 // each as wall time and this thread's allocations, into the PhaseRecorder.
@@ -17,8 +18,9 @@
 //   reco::RecommenderService service(meter.Wrap(store->allocator()), &meter);
 //   if (auto timer = meter.NewSerializeTimer()) interceptors.push_back(std::move(timer));
 // and in a handler:
-//   reco::MeasuredBuild measured(meter_, context);   // first line
-//   ...admit and build, giving `status`...
+//   grpc::Status status = reco::Admit(...);            // validate, reserve
+//   reco::MeasuredBuild measured(meter_, context);
+//   ...build, giving `status`...
 //   measured.Finish(status);                         // before reactor->Finish(status)
 //
 // Thread-safety: Wrap() and NewSerializeTimer() before the server starts; the rest
@@ -67,7 +69,7 @@ class RpcMeter {
   std::unique_ptr<MeasuredAllocator> measured_allocator_;
 };
 
-// MeasuredBuild: lives in the handler from its first line to Finish(status), which
+// MeasuredBuild: lives in the handler from after admission to Finish(status), which
 // counts the call by its status and, when measuring and OK, records the build phase
 // and asks for the release phase to be timed. A refused or abandoned call records no
 // build sample (its partial work shows in the process figures).

@@ -44,6 +44,12 @@ expect_bad_flag 2 "--catalogue_items=2000000 is out of range \\[1, 1000000\\]" -
 # Connection limits and the stop.
 expect_bad_flag 2 "--max_connection_idle=0 is out of range" --max_connection_idle=0s --listen=127.0.0.1:0
 expect_bad_flag 2 "--handshake_timeout=48h is out of range" --handshake_timeout=48h --listen=127.0.0.1:0
+expect_bad_flag 2 "--max_connection_budget_share: 0 is not in (0, 1\]" --max_connection_budget_share=0 --listen=127.0.0.1:0
+expect_bad_flag 2 "--max_connection_budget_share: 1.5 is not in (0, 1\]" --max_connection_budget_share=1.5 \
+  --listen=127.0.0.1:0
+expect_bad_flag 2 "--max_reply_hold: 1ms is not 0 (never cancel) or between 100ms and 1h" --max_reply_hold=1ms \
+  --listen=127.0.0.1:0
+expect_bad_flag 2 "--max_reply_hold: -1s is not 0" --max_reply_hold=-1s --listen=127.0.0.1:0
 expect_bad_flag 2 "--keepalive_max_ping_strikes=-1 is out of range" --keepalive_max_ping_strikes=-1 --listen=127.0.0.1:0
 expect_bad_flag 2 "--shutdown_hard_deadline=5s must be longer than --shutdown_drain_delay + --shutdown_deadline (6s)" \
   --shutdown_hard_deadline=5s --listen=127.0.0.1:0

@@ -85,6 +85,12 @@ v1::StatsSnapshot StatsSnapshotter::Snapshot(bool reset) {
     b->set_peak_bytes(cur.peak_bytes);
     b->set_admitted(cur.admitted - baseline_.budget.admitted);
     b->set_refused(cur.refused - baseline_.budget.refused);
+    b->set_refused_connection_share(cur.refused_connection_share - baseline_.budget.refused_connection_share);
+    b->set_cancelled_held(cur.cancelled_held - baseline_.budget.cancelled_held);
+    if (const CallReservations* r = sources_.reservations; r != nullptr) {
+      b->set_connection_share_bytes(r->connection_cap_bytes());
+      b->set_max_reply_hold_seconds(absl::ToDoubleSeconds(r->limits().max_hold));
+    }
   }
   if (sources_.trimmer != nullptr && sources_.trimmer->enabled()) {
     const MemoryTrimmer::Stats& cur = now.trim;

@@ -24,6 +24,7 @@
 #include "core/catalogue.h"
 #include "core/message_store.h"
 #include "proto/stats.pb.h"
+#include "server/call_reservations.h"
 #include "server/phase_recorder.h"
 #include "server/memory_trimmer.h"
 #include "server/process_metrics.h"
@@ -38,6 +39,7 @@ class StatsSnapshotter {
     PhaseRecorder* recorder = nullptr;
     const MessageStore* store = nullptr;    // null in heap and ceiling modes
     ReplyBudget* budget = nullptr;          // null without a reply budget
+    const CallReservations* reservations = nullptr;  // the budget's per-call side, if any
     const MemoryTrimmer* trimmer = nullptr; // null without trimming
     const Catalogue* catalogue = nullptr;   // the replies' catalogue
   };

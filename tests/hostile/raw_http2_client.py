@@ -252,17 +252,26 @@ def main():
             if c.read_once():
                 break
         os._exit(0)  # no close(), no GOAWAY: the kernel resets the connection
-    elif case == "never_read_flood":
+    elif case in ("never_read_flood", "never_read_mix"):
         # raw_http2_client.py PORT never_read_flood STREAMS ITEMS HOLD_SECONDS
-        # STREAMS calls of ITEMS realistic items with a stream window of 0: the server
-        # can send headers and trailers (not flow-controlled) but no reply byte. Holds
-        # the connection HOLD_SECONDS, then drops it without a GOAWAY. Reports how the
-        # calls were answered meanwhile.
-        streams, items, hold = int(sys.argv[3]), int(sys.argv[4]), float(sys.argv[5])
+        # raw_http2_client.py PORT never_read_mix COUNTxITEMS[,COUNTxITEMS...] HOLD_SECONDS
+        # Calls of realistic items with a stream window of 0: the server can send
+        # headers and trailers (not flow-controlled) but no reply byte. never_read_mix
+        # sends its groups in order (16x10000,64x100: the large ones first, then small
+        # ones to fill what is left). Holds the connection HOLD_SECONDS, then drops it
+        # without a GOAWAY. Reports how the calls were answered meanwhile: statuses
+        # (trailers), streams the server reset, and calls with no answer at all.
+        if case == "never_read_flood":
+            groups, hold = [(int(sys.argv[3]), int(sys.argv[4]))], float(sys.argv[5])
+        else:
+            groups = [tuple(int(n) for n in g.split("x")) for g in sys.argv[3].split(",")]
+            hold = float(sys.argv[4])
         c.conn.update_settings({h2.settings.SettingCodes.INITIAL_WINDOW_SIZE: 0})
         c.flush()
-        big = grpc_frame(request_bytes(items=items, profile=0))
-        sids = [c.send(headers(), big) for _ in range(streams)]
+        sids = []
+        for count, items in groups:
+            big = grpc_frame(request_bytes(items=items, profile=0))
+            sids += [c.send(headers(), big) for _ in range(count)]
         c.sock.settimeout(0.2)
         import time
         end = time.monotonic() + hold
@@ -274,15 +283,18 @@ def main():
         statuses = {}
         messages = set()
         unanswered = 0
+        resets = 0
         for sid in sids:
             h = c.streams[sid]["headers"]
             if "grpc-status" in h:
                 statuses[h["grpc-status"]] = statuses.get(h["grpc-status"], 0) + 1
                 if h.get("grpc-message"):
                     messages.add(h["grpc-message"])
+            elif c.streams[sid]["reset"] is not None:
+                resets += 1
             else:
                 unanswered += 1
-        out = {"statuses": statuses, "unanswered": unanswered, "closed": closed,
+        out = {"statuses": statuses, "unanswered": unanswered, "resets": resets, "closed": closed,
                "messages": sorted(messages)[:3]}
         print(json.dumps(out), flush=True)
         os._exit(0)  # no close(), no GOAWAY
