@@ -27,7 +27,7 @@ echo
 for attack in $attacks; do
   for mode in $modes; do
     # shellcheck disable=SC2086  # SERVER_FLAGS is a list of words
-    start_reco_server "$out/$mode.$attack.log" "$server" --mode "$mode" ${SERVER_FLAGS:-}
+    start_reco_server "$out/$mode.$attack.log" "$server" --mode "$mode" --allow_stats_reset ${SERVER_FLAGS:-}
     /usr/bin/python3 "$root/tests/hostile/h2_attacks.py" --port "$SERVER_PORT" --pid "$SERVER_PID" \
       --attack "$attack" --seconds "$seconds" --settle "${SETTLE:-2}" \
       --max_streams "${MAX_STREAMS:-200000}" --max_bytes "${MAX_BYTES:-1073741824}" >"$out/$mode.$attack.json" ||

@@ -84,6 +84,11 @@ absl::Status CheckListenAddress(const std::string& listen) {
   return absl::OkStatus();
 }
 
+bool ListensOnEveryInterface(const std::string& listen) {
+  const std::string host = listen.substr(0, listen.rfind(':'));
+  return host.empty() || host == "0.0.0.0" || host == "[::]" || host == "::" || host == "*";
+}
+
 std::string RaiseOpenFileLimit() {
   rlimit lim{};
   if (getrlimit(RLIMIT_NOFILE, &lim) != 0) return absl::StrCat("getrlimit(RLIMIT_NOFILE): ", std::strerror(errno));

@@ -54,6 +54,15 @@ TEST(ListenAddress, PortRange) {
   }
 }
 
+TEST(ListenAddress, EveryInterfaceIsToldApart) {
+  for (const char* all : {":50051", "0.0.0.0:50051", "[::]:50051", "*:0"}) {
+    EXPECT_TRUE(ListensOnEveryInterface(all)) << all;
+  }
+  for (const char* one : {"127.0.0.1:50051", "[::1]:50051", "localhost:0", "10.0.0.7:80"}) {
+    EXPECT_FALSE(ListensOnEveryInterface(one)) << one;
+  }
+}
+
 TEST(ConnectionLimits, DefaultsPassAndEachBoundNamesItsFlag) {
   EXPECT_TRUE(CheckConnectionLimits(ConnectionLimits{}).ok());
   ConnectionLimits l;

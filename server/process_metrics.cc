@@ -3,6 +3,7 @@
 
 #include <malloc.h>
 #include <sys/resource.h>
+#include <unistd.h>
 
 #include <cstdio>
 #include <cstring>
@@ -12,7 +13,27 @@ namespace {
 
 double Seconds(const timeval& tv) { return tv.tv_sec + tv.tv_usec / 1e6; }
 
+// A cgroup limit file's number; 0 for "max", a missing file or anything else.
+uint64_t ReadLimitFile(const char* path) {
+  unsigned long long bytes = 0;
+  FILE* f = std::fopen(path, "r");
+  if (f == nullptr) return 0;
+  if (std::fscanf(f, "%llu", &bytes) != 1) bytes = 0;
+  std::fclose(f);
+  return bytes;
+}
+
 }  // namespace
+
+uint64_t MemoryLimitBytes() {
+  const long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGESIZE);
+  uint64_t limit = pages > 0 && page > 0 ? static_cast<uint64_t>(pages) * static_cast<uint64_t>(page) : 0;
+  for (const char* path : {"/sys/fs/cgroup/memory.max", "/sys/fs/cgroup/memory/memory.limit_in_bytes"}) {
+    const uint64_t cgroup = ReadLimitFile(path);
+    if (cgroup != 0 && (limit == 0 || cgroup < limit)) limit = cgroup;
+  }
+  return limit;
+}
 
 ProcessMetrics ReadProcessMetrics() {
   ProcessMetrics m;

@@ -33,6 +33,10 @@ struct GlibcHeap {
 ProcessMetrics ReadProcessMetrics();
 // Writes "5" to /proc/self/clear_refs; false when the kernel refused.
 bool ResetPeakRss();
+// The most memory this process may use: the machine's physical memory, or the
+// cgroup's limit (memory.max, v2; memory.limit_in_bytes, v1) when lower; 0 when
+// neither can be read.
+uint64_t MemoryLimitBytes();
 // mallinfo2(), when malloc_name is "glibc" (AllocationCounter::MallocName()).
 GlibcHeap ReadGlibcHeap(const std::string& malloc_name);
 

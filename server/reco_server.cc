@@ -164,7 +164,9 @@ absl::StatusOr<std::unique_ptr<RecoServer>> RecoServer::Start(const ServerOption
   parts->trimmer = std::make_unique<MemoryTrimmer>(options.trim, AllocationCounter::MallocName());
 
   grpc::EnableDefaultHealthCheckService(true);
-  grpc::reflection::InitProtoReflectionServerBuilderPlugin();
+  // The plugin is process-wide in gRPC 1.51: once initialised, every server built
+  // after it serves reflection. Without --reflection it is never initialised here.
+  if (options.reflection) grpc::reflection::InitProtoReflectionServerBuilderPlugin();
   grpc::ServerBuilder builder;
   const bool ceiling = options.reply_path == ReplyPath::kCeiling;
   if (ceiling) {
@@ -202,7 +204,7 @@ absl::StatusOr<std::unique_ptr<RecoServer>> RecoServer::Start(const ServerOption
         StatsSnapshotter::Sources{parts->meter->recorder(), parts->store.get(), parts->budget.get(), reservations,
                                   parts->trimmer.get(), parts->catalogue.get()});
   }
-  parts->stats = std::make_unique<StatsService>(parts->snapshotter.get());
+  parts->stats = std::make_unique<StatsService>(parts->snapshotter.get(), options.allow_stats_reset);
 
   // gRPC sets SO_REUSEPORT by default on Linux: a second server could then bind a
   // port already in use and silently share its traffic. A busy port must be an error.
@@ -258,7 +260,15 @@ absl::StatusOr<std::unique_ptr<RecoServer>> RecoServer::Start(const ServerOption
         "cannot listen on ", options.listen, ": the port is in use or the address is not a local HOST:PORT",
         options.tls_cert_pem.empty() ? "" : ", or the TLS certificate and key are not PEM or do not match"));
   }
-  parts->server->GetHealthCheckService()->SetServingStatus(true);
+  // Health for the server ("") and for each service by name: a probe that names the
+  // service it depends on (grpc_health_probe -service=reco.v1.Recommender) gets an
+  // answer, not NOT_FOUND. SetServingStatus(false) at drain turns them all.
+  grpc::HealthCheckServiceInterface* health = parts->server->GetHealthCheckService();
+  health->SetServingStatus(true);
+  for (const std::string& service : {std::string(v1::Recommender::service_full_name()),
+                                     std::string(v1::ServerStats::service_full_name())}) {
+    health->SetServingStatus(service, true);
+  }
   return std::unique_ptr<RecoServer>(new RecoServer(std::move(parts)));
 }
 

@@ -108,6 +108,15 @@ struct ServerOptions {
   // by default). Start never logs or echoes either string.
   std::string tls_cert_pem;
   std::string tls_key_pem;
+  // GetStats(reset=true) over RPC: refused PERMISSION_DENIED unless true. A reset
+  // starts a new stats window for every reader of the server; anyone who can reach
+  // the port could otherwise disturb a measurement (or, in a loop, the service).
+  // Readers take differences of snapshots instead (reco_load does).
+  bool allow_stats_reset = false;
+  // Server reflection (grpc.reflection.v1alpha): lets tools list and describe the
+  // services. gRPC 1.51's switch is process-wide: once one server in a process turned
+  // it on, later ones serve it too.
+  bool reflection = true;
   // Connection lifetime, keepalive enforcement, accepted request encodings
   // (server/connection_limits.h); on by default.
   ConnectionLimits connection;

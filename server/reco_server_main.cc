@@ -26,6 +26,7 @@
 #include "rpc/pem_file.h"
 #include "server/connection_limits.h"
 #include "server/lifecycle_flags.h"
+#include "server/process_metrics.h"
 #include "server/reco_server.h"
 #include "server/stats_summary.h"
 
@@ -83,6 +84,10 @@ ABSL_FLAG(absl::Duration, trim_interval, absl::Seconds(1),
 ABSL_FLAG(int64_t, trim_threshold_bytes, int64_t{16} << 20,
           "trim when glibc holds more free bytes than this and the process allocated more than this since the "
           "last trim");
+ABSL_FLAG(bool, allow_stats_reset, false,
+          "let GetStats(reset=true) over RPC restart the stats window (off: refused PERMISSION_DENIED; anyone who "
+          "reaches the port could otherwise reset it; readers can take differences of snapshots)");
+ABSL_FLAG(bool, reflection, true, "serve gRPC server reflection (v1alpha), so that tools can list the services");
 ABSL_FLAG(bool, measure, true, "time the build/serialize/release phases per RPC (false: for measuring the cost)");
 ABSL_FLAG(std::string, tls_cert, "",
           "TLS (the spelling of --tls-cert: absl flag names have no '-'): PEM certificate chain file; with "
@@ -151,13 +156,23 @@ reco::ServerOptions OptionsFromFlags() {
   o.max_reply_hold = absl::GetFlag(FLAGS_max_reply_hold);
   o.check_every_items = static_cast<uint32_t>(Bounded(FLAGS_check_every_items, "check_every_items", 0, 1 << 20));
   o.trim.interval = absl::GetFlag(FLAGS_trim_interval);
-  if (o.trim.interval < absl::ZeroDuration() || o.trim.interval > absl::Hours(24)) {
-    BadFlag("--trim_interval is out of range [0, 24h]");
+  // Under 10 ms the trimmer's own look (mallinfo2 and /proc) becomes a load: 1ns made
+  // an idle server burn a quarter of a core.
+  if (o.trim.interval < absl::ZeroDuration() || o.trim.interval > absl::Hours(24) ||
+      (o.trim.interval > absl::ZeroDuration() && o.trim.interval < absl::Milliseconds(10))) {
+    BadFlag(absl::StrCat("--trim_interval=", absl::FormatDuration(o.trim.interval),
+                         " is out of range: 0 (never) or [10ms, 24h]"));
   }
   o.trim.threshold_bytes =
       static_cast<uint64_t>(Bounded(FLAGS_trim_threshold_bytes, "trim_threshold_bytes", 1, int64_t{1} << 40));
   o.measure_phases = absl::GetFlag(FLAGS_measure);
-  if (absl::GetFlag(FLAGS_shutdown_deadline) < absl::ZeroDuration()) BadFlag("--shutdown_deadline is negative");
+  o.allow_stats_reset = absl::GetFlag(FLAGS_allow_stats_reset);
+  o.reflection = absl::GetFlag(FLAGS_reflection);
+  if (absl::GetFlag(FLAGS_shutdown_deadline) < absl::ZeroDuration() ||
+      absl::GetFlag(FLAGS_shutdown_deadline) > absl::Hours(1)) {
+    BadFlag(absl::StrCat("--shutdown_deadline=", absl::FormatDuration(absl::GetFlag(FLAGS_shutdown_deadline)),
+                         " is out of range [0, 1h]"));
+  }
   const std::string cert = absl::GetFlag(FLAGS_tls_cert), key = absl::GetFlag(FLAGS_tls_key);
   if (cert.empty() != key.empty()) {
     BadFlag(cert.empty() ? "--tls_key needs --tls_cert too (TLS takes both or neither)"
@@ -175,6 +190,23 @@ reco::ServerOptions OptionsFromFlags() {
   return o;
 }
 
+// Settings that start but are likely a mistake: said once, on stderr.
+void WarnAboutExposure(const reco::ServerOptions& o) {
+  if (reco::ListensOnEveryInterface(o.listen)) {
+    std::cerr << "reco_server: warning: --listen=" << o.listen
+              << " binds every interface: anyone who reaches this machine can call it (stats and reflection "
+                 "included); gRPC 1.51 has no fix for the HTTP/2 rapid-reset and CONTINUATION attacks, so put "
+                 "the edge proxy in front (docs/reliability.md) or listen on 127.0.0.1\n";
+  }
+  const uint64_t memory = reco::MemoryLimitBytes();
+  if (memory != 0 && o.inflight_budget_bytes > memory) {
+    std::cerr << "reco_server: warning: --inflight_budget_bytes=" << o.inflight_budget_bytes
+              << " is more than the memory this process may use (" << memory
+              << " bytes: the machine's or its cgroup's limit): the budget cannot stop the replies before the "
+                 "kernel does\n";
+  }
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -187,6 +219,7 @@ int main(int argc, char** argv) {
   absl::StatusOr<reco::DrainOptions> drain = reco::DrainOptionsFromFlags(absl::GetFlag(FLAGS_shutdown_deadline));
   if (!drain.ok()) BadFlag(std::string(drain.status().message()));
   std::cerr << "reco_server: " << reco::RaiseOpenFileLimit() << std::endl;
+  WarnAboutExposure(options);
 
   // Block the stop signals before gRPC starts its threads (they inherit the mask), so
   // that only sigwait below receives them.

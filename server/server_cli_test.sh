@@ -54,6 +54,9 @@ expect_bad_flag 2 "--keepalive_max_ping_strikes=-1 is out of range" --keepalive_
 expect_bad_flag 2 "--shutdown_hard_deadline=5s must be longer than --shutdown_drain_delay + --shutdown_deadline (6s)" \
   --shutdown_hard_deadline=5s --listen=127.0.0.1:0
 expect_bad_flag 2 "--shutdown_drain_delay=-1s is out of range" --shutdown_drain_delay=-1s --listen=127.0.0.1:0
+expect_bad_flag 2 "--trim_interval=1ns is out of range: 0 (never) or \[10ms, 24h\]" --trim_interval=1ns \
+  --listen=127.0.0.1:0
+expect_bad_flag 2 "--shutdown_deadline=2h is out of range" --shutdown_deadline=2h --listen=127.0.0.1:0
 # absl rejects a value of the wrong type itself (exit 1), naming the flag.
 expect_bad_flag 1 "max_idle" --max_idle=lots --listen=127.0.0.1:0
 echo "ok: bad flags"
@@ -89,6 +92,14 @@ grep -q "^reco_server summary: mode=heap" "$tmp/a.out" || fail "no summary: $(ca
 "$probe" --target "127.0.0.1:$busy_port" --deadline 500ms >"$tmp/probe.out" 2>&1 && fail "probe of a stopped server exited 0"
 grep -q "reco_probe: health check of 127.0.0.1:$busy_port failed" "$tmp/probe.out" || fail "probe message: $(cat "$tmp/probe.out")"
 echo "ok: probe, SIGTERM, summary"
+
+# A budget past the machine's memory starts, with a warning.
+start_reco_server --stderr "$tmp/c.err" "$tmp/c.out" "$server" --mode heap --inflight_budget_bytes=1099511627776 \
+  || fail "reco_server with a 1 TiB budget did not start"
+stop_reco_server
+grep -q "warning: --inflight_budget_bytes=1099511627776 is more than the memory" "$tmp/c.err" \
+  || fail "no warning for a budget over the machine's memory: $(cat "$tmp/c.err")"
+echo "ok: budget over memory warned"
 
 # SIGINT behaves like SIGTERM.
 start_reco_server --stderr "$tmp/b.err" "$tmp/b.out" "$server" --mode arena_pool || fail "reco_server did not start"

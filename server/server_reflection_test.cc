@@ -72,6 +72,18 @@ TEST(ServerReflectionTest, HealthIsServingUntilShutdown) {
   EXPECT_EQ(*status, HealthStatus::kServing);
   absl::StatusOr<HealthStatus> unknown = CheckHealth(target, "no.such.Service", absl::Seconds(5));
   EXPECT_EQ(unknown.status().code(), absl::StatusCode::kNotFound) << unknown.status();
+  // Each service by name, as probes that name what they depend on ask.
+  for (const char* service : {"reco.v1.Recommender", "reco.v1.ServerStats"}) {
+    absl::StatusOr<HealthStatus> named = CheckHealth(target, service, absl::Seconds(5));
+    ASSERT_TRUE(named.ok()) << service << ": " << named.status();
+    EXPECT_EQ(*named, HealthStatus::kServing) << service;
+  }
+  server->BeginDrain();  // NOT_SERVING for every name, while calls are still served
+  for (const char* service : {"", "reco.v1.Recommender", "reco.v1.ServerStats"}) {
+    absl::StatusOr<HealthStatus> draining = CheckHealth(target, service, absl::Seconds(5));
+    ASSERT_TRUE(draining.ok()) << service << ": " << draining.status();
+    EXPECT_EQ(*draining, HealthStatus::kNotServing) << "'" << service << "'";
+  }
   server->Shutdown(absl::Seconds(1));
   server->Wait();
   EXPECT_FALSE(CheckHealth(target, "", absl::Milliseconds(300)).ok());

@@ -170,6 +170,35 @@ TEST(ServerStatsTest, StatsRpcAnswersLikeTheInProcessCall) {
   EXPECT_EQ(snapshot.pid(), getpid());
 }
 
+// Anyone who reaches the port may read the stats; a reset over RPC only when the
+// server allows it (--allow_stats_reset): it would restart every reader's window.
+TEST(ServerStatsTest, ResetOverRpcIsRefusedUnlessAllowed) {
+  for (bool allow : {false, true}) {
+    ServerOptions options;
+    options.listen = "127.0.0.1:0";
+    options.mode = MemoryMode::kHeap;
+    options.allow_stats_reset = allow;
+    auto server = RecoServer::Start(options);
+    ASSERT_TRUE(server.ok()) << server.status();
+    auto channel = testing::ChannelTo(**server);
+    ASSERT_TRUE(CallRaw(channel.get(), MakeRequest(5, v1::TEXT_PROFILE_COMPACT)).status.ok());
+    auto stub = v1::ServerStats::NewStub(channel);
+    grpc::ClientContext context;
+    v1::GetStatsRequest reset;
+    reset.set_reset(true);
+    v1::StatsSnapshot snapshot;
+    grpc::Status status = stub->GetStats(&context, reset, &snapshot);
+    if (allow) {
+      EXPECT_TRUE(status.ok()) << status.error_message();
+    } else {
+      EXPECT_EQ(status.error_code(), grpc::StatusCode::PERMISSION_DENIED);
+      EXPECT_NE(status.error_message().find("--allow_stats_reset"), std::string::npos) << status.error_message();
+    }
+    // The window was restarted only when allowed.
+    EXPECT_EQ((*server)->Stats(/*reset=*/false).rpcs(), allow ? 0u : 1u);
+  }
+}
+
 // A client checks replies against the catalogue the server reports (reco_load does):
 // the report must name the catalogue the replies really come from, in-process and
 // over the Stats RPC.

@@ -34,7 +34,7 @@ reco_test_dir tmp
 run_attack() {  # MODE ATTACK ARGS...: a fresh server, the attack, the checks
   local mode=$1 attack=$2
   shift 2
-  start_reco_server "$tmp/$mode.$attack.log" "$server" --mode "$mode" || fail "$mode: reco_server did not start"
+  start_reco_server "$tmp/$mode.$attack.log" "$server" --mode "$mode" --allow_stats_reset || fail "$mode: reco_server did not start"
   /usr/bin/python3 "$here/h2_attacks.py" --port "$SERVER_PORT" --pid "$SERVER_PID" --attack "$attack" \
     --settle 0.5 --recover 20 "$@" >"$tmp/out.json" || fail "$mode $attack: h2_attacks.py: $(cat "$tmp/out.json")"
   local sanitized=0
