@@ -1,9 +1,13 @@
 // ReadPemFile: the text of a TLS certificate or key file named by a command-line
 // flag, for reco_server's --tls_cert/--tls_key and reco_probe's --tls_ca.
 //
-// The error names the flag and the path, never the content: key material must not
-// reach a log. The content is not parsed here; gRPC judges it when the port or
-// channel is made.
+// CheckTlsKeyPair: that a server's certificate and key files hold what gRPC needs --
+// a PEM certificate, a PEM private key, and the key of that certificate -- parsed
+// with OpenSSL (the library Debian's gRPC uses). gRPC itself only says "Invalid
+// private key." when the port is made, with no file named.
+//
+// The errors name the flag and the path, never the content: key material must not
+// reach a log.
 //
 // Example:
 //   absl::StatusOr<std::string> pem = reco::ReadPemFile("--tls_cert", "/etc/reco/cert.pem");
@@ -23,6 +27,18 @@ namespace reco {
 // The file's bytes; INVALID_ARGUMENT "--FLAG PATH: cannot read ..." when it cannot be
 // opened or read, or is empty.
 absl::StatusOr<std::string> ReadPemFile(absl::string_view flag, const std::string& path);
+
+// A certificate file and its key file, as read by ReadPemFile.
+struct PemFile {
+  absl::string_view flag;  // "--tls_cert"
+  std::string path;
+  std::string pem;
+};
+// OK, or INVALID_ARGUMENT naming the file at fault and why: "--tls_cert PATH: no PEM
+// certificate in it (...)", "--tls_key PATH: not a PEM private key (...)", "--tls_key
+// PATH is not the key of the certificate in --tls_cert PATH", or an expired
+// certificate ("... expired on ...").
+absl::Status CheckTlsKeyPair(const PemFile& cert, const PemFile& key);
 
 }  // namespace reco
 

@@ -8,6 +8,7 @@ packages=(
   build-essential cmake pkg-config
   libgrpc++-dev libgrpc-dev protobuf-compiler-grpc libprotobuf-dev protobuf-compiler
   libabsl-dev libbenchmark-dev libgtest-dev nlohmann-json3-dev
+  libssl-dev  # rpc/pem_file.cc judges TLS certificate and key files with OpenSSL (gRPC's own TLS library)
   # the allocators the project compares (given with LD_PRELOAD)
   libtcmalloc-minimal4 libjemalloc2 libmimalloc2.0
   # tests and cross-checks: valgrind counts allocations independently; h2load is a

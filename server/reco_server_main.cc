@@ -186,6 +186,8 @@ reco::ServerOptions OptionsFromFlags() {
       if (!pem.ok()) BadFlag(std::string(pem.status().message()));
       *out = *std::move(pem);
     }
+    absl::Status pair = reco::CheckTlsKeyPair({"--tls_cert", cert, o.tls_cert_pem}, {"--tls_key", key, o.tls_key_pem});
+    if (!pair.ok()) BadFlag(std::string(pair.message()));
   }
   return o;
 }

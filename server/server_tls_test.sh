@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
 # reco_server with TLS, as a user meets it: --tls_cert/--tls_key both or neither
-# (exit 2 naming the flag), an unreadable file named with its path (exit 2), the
+# (exit 2 naming the flag), an unreadable file named with its path (exit 2), a file
+# that is not a certificate or key, a key of another certificate and an expired
+# certificate named with the reason (exit 2), the
 # listening line says tls=on, reco_probe --tls_ca reaches it (and without --tls_ca,
 # or trusting another CA, does not), and no key material reaches the logs.
 # The certificates are made here, with openssl, in a temporary directory.
@@ -25,6 +27,25 @@ expect_bad_flag "--tls_cert needs --tls_key" --tls_cert "$tmp/good.crt"
 expect_bad_flag "--tls_key needs --tls_cert" --tls_key "$tmp/good.key"
 expect_bad_flag "--tls_key $tmp/missing.key: cannot read" --tls_cert "$tmp/good.crt" --tls_key "$tmp/missing.key"
 expect_bad_flag "--tls_cert $tmp/missing.crt: cannot read" --tls_cert "$tmp/missing.crt" --tls_key "$tmp/good.key"
+# Files that are read but wrong: each named, with the reason (gRPC alone says only
+# "Invalid private key." and exits 1).
+echo "not a certificate" >"$tmp/junk.pem"
+expect_bad_flag "--tls_cert $tmp/junk.pem: no PEM certificate in it" --tls_cert "$tmp/junk.pem" --tls_key "$tmp/good.key"
+expect_bad_flag "--tls_key $tmp/junk.pem: not a PEM private key" --tls_cert "$tmp/good.crt" --tls_key "$tmp/junk.pem"
+expect_bad_flag "--tls_key $tmp/good.crt: not a PEM private key" --tls_cert "$tmp/good.crt" --tls_key "$tmp/good.crt"
+expect_bad_flag "--tls_key $tmp/other.key is not the key of the certificate in --tls_cert $tmp/good.crt" \
+  --tls_cert "$tmp/good.crt" --tls_key "$tmp/other.key"
+# An expired certificate: self-signed by `openssl ca`, the one command of OpenSSL 3.0
+# that takes an end date in the past.
+mkdir "$tmp/ca" && touch "$tmp/ca/index.txt" && echo 01 >"$tmp/ca/serial"
+printf '%s\n' "[ca]" "default_ca = d" "[d]" "database = $tmp/ca/index.txt" "serial = $tmp/ca/serial" \
+  "new_certs_dir = $tmp/ca" "default_md = sha256" "policy = p" "[p]" "commonName = supplied" >"$tmp/ca/ca.cnf"
+openssl req -new -newkey ec -pkeyopt ec_paramgen_curve:prime256v1 -nodes -subj /CN=localhost \
+  -keyout "$tmp/old.key" -out "$tmp/old.csr" >/dev/null 2>&1 &&
+  openssl ca -batch -config "$tmp/ca/ca.cnf" -selfsign -keyfile "$tmp/old.key" -in "$tmp/old.csr" \
+    -out "$tmp/old.crt" -startdate 20200101000000Z -enddate 20200102000000Z >/dev/null 2>&1 ||
+  fail "openssl could not make an expired certificate"
+expect_bad_flag "--tls_cert $tmp/old.crt: the certificate expired on" --tls_cert "$tmp/old.crt" --tls_key "$tmp/old.key"
 "$server" --help >"$tmp/help.out" 2>&1
 grep -q -- "--tls_cert " "$tmp/help.out" && grep -q -- "--tls-cert" "$tmp/help.out" || fail "--help lacks --tls_cert"
 "$probe" --tls_ca "$tmp/missing.pem" >"$tmp/p.out" 2>&1
