@@ -31,7 +31,8 @@ absl::Status Unavailable(const std::string& listen, const std::string& why) {
 
 }  // namespace
 
-absl::StatusOr<std::unique_ptr<ConnectionAcceptor>> ConnectionAcceptor::Listen(const std::string& listen) {
+absl::StatusOr<std::unique_ptr<ConnectionAcceptor>> ConnectionAcceptor::Listen(const std::string& listen,
+                                                                                AcceptorOptions options) {
   const size_t colon = listen.rfind(':');
   if (colon == std::string::npos) return Unavailable(listen, "not HOST:PORT");
   std::string host = listen.substr(0, colon);
@@ -73,11 +74,12 @@ absl::StatusOr<std::unique_ptr<ConnectionAcceptor>> ConnectionAcceptor::Listen(c
     close(fd);
     return Unavailable(listen, absl::StrCat("pipe: ", std::strerror(errno)));
   }
-  return std::unique_ptr<ConnectionAcceptor>(new ConnectionAcceptor(fd, bound_port, wake[0], wake[1]));
+  return std::unique_ptr<ConnectionAcceptor>(new ConnectionAcceptor(fd, bound_port, wake[0], wake[1], options));
 }
 
-ConnectionAcceptor::ConnectionAcceptor(int listen_fd, int port, int wake_read, int wake_write)
-    : listen_fd_(listen_fd), port_(port), wake_read_(wake_read), wake_write_(wake_write),
+ConnectionAcceptor::ConnectionAcceptor(int listen_fd, int port, int wake_read, int wake_write,
+                                       AcceptorOptions options)
+    : listen_fd_(listen_fd), port_(port), wake_read_(wake_read), wake_write_(wake_write), options_(options),
       spare_fd_(open("/dev/null", O_RDONLY | O_CLOEXEC)) {}
 
 ConnectionAcceptor::~ConnectionAcceptor() {
@@ -99,35 +101,110 @@ void ConnectionAcceptor::Stop() {
 }
 
 void ConnectionAcceptor::Run(grpc::Server* server) {
-  auto last_log = std::chrono::steady_clock::time_point{};
+  std::vector<pollfd> fds;
+  std::vector<size_t> polled;  // waiting_ index of fds[2 + i]
   for (;;) {
-    pollfd fds[2] = {{listen_fd_, POLLIN, 0}, {wake_read_, POLLIN, 0}};
-    if (poll(fds, 2, -1) < 0 && errno != EINTR) return;
-    if (fds[1].revents != 0) return;
-    for (;;) {  // everything waiting
-      // Non-blocking: gRPC's endpoint reads until EAGAIN; a blocking socket would
-      // park one of its pollers in recvmsg().
-      const int fd = accept4(listen_fd_, nullptr, nullptr, SOCK_CLOEXEC | SOCK_NONBLOCK);
-      if (fd >= 0) {
-        const int one = 1;
-        setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);  // as gRPC's own listener does
-        grpc::AddInsecureChannelFromFd(server, fd);
+    // Poll the listener, the wake pipe, and every waiting connection not resting
+    // after a partial preface; wake for the nearest deadline or end of rest.
+    const absl::Time now = absl::Now();
+    absl::Time next = absl::InfiniteFuture();
+    fds.assign({{listen_fd_, POLLIN, 0}, {wake_read_, POLLIN, 0}});
+    polled.clear();
+    for (size_t i = 0; i < waiting_.size(); ++i) {
+      next = std::min(next, waiting_[i].deadline);
+      if (waiting_[i].quiet_until > now) {
+        next = std::min(next, waiting_[i].quiet_until);
         continue;
       }
-      if (errno == EINTR || errno == ECONNABORTED) continue;
-      if (errno == EMFILE || errno == ENFILE) {
-        Shed();
-        const auto now = std::chrono::steady_clock::now();
-        if (now - last_log > std::chrono::seconds(1)) {
-          last_log = now;
-          std::cerr << "reco_server: out of file descriptors (" << std::strerror(EMFILE)
-                    << "): closing new connections until some end; " << shed_.load() << " closed so far" << std::endl;
-        }
-        if (spare_fd_ < 0) std::this_thread::sleep_for(std::chrono::milliseconds(10));  // no spare: do not spin
-      }
-      break;  // EAGAIN, or back to poll after shedding
+      fds.push_back({waiting_[i].fd, POLLIN, 0});
+      polled.push_back(i);
     }
+    const int timeout_ms =
+        next == absl::InfiniteFuture() ? -1 : static_cast<int>(absl::ToInt64Milliseconds(next - now) + 1);
+    if (poll(fds.data(), fds.size(), std::max(timeout_ms, -1)) < 0 && errno != EINTR) break;
+    if (fds[1].revents != 0) break;
+    const absl::Time after = absl::Now();
+    std::vector<bool> done(waiting_.size(), false);
+    for (size_t i = 0; i < polled.size(); ++i) {
+      if (fds[2 + i].revents != 0) done[polled[i]] = Settle(waiting_[polled[i]], server, after);
+    }
+    for (size_t i = 0; i < waiting_.size(); ++i) {
+      if (!done[i] && waiting_[i].deadline <= after) {  // silent too long
+        close(waiting_[i].fd);
+        silent_closed_.fetch_add(1);
+        done[i] = true;
+      }
+    }
+    size_t kept = 0;
+    for (size_t i = 0; i < waiting_.size(); ++i) {
+      if (!done[i]) waiting_[kept++] = waiting_[i];
+    }
+    waiting_.resize(kept);
+    if (fds[0].revents != 0) AcceptAll();
   }
+  for (const Waiting& w : waiting_) close(w.fd);
+  waiting_.clear();
+}
+
+void ConnectionAcceptor::AcceptAll() {
+  for (;;) {  // everything waiting
+    // Non-blocking: gRPC's endpoint reads until EAGAIN; a blocking socket would
+    // park one of its pollers in recvmsg().
+    const int fd = accept4(listen_fd_, nullptr, nullptr, SOCK_CLOEXEC | SOCK_NONBLOCK);
+    if (fd >= 0) {
+      if (options_.max_descriptors > 0 && fd >= options_.max_descriptors) {
+        close(fd);
+        shed_.fetch_add(1);
+        LogAtMostOncePerSecond(absl::StrCat("at least ", fd, " descriptors open, the connection cap (--max_connections=",
+                                            options_.max_descriptors, "): closing new connections until some end; ",
+                                            shed_.load(), " closed so far"));
+        continue;
+      }
+      const int one = 1;
+      setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);  // as gRPC's own listener does
+      if (waiting_.size() >= kMaxWaiting) {  // the oldest makes room
+        close(waiting_.front().fd);
+        silent_closed_.fetch_add(1);
+        waiting_.erase(waiting_.begin());
+      }
+      const absl::Time now = absl::Now();
+      waiting_.push_back({fd, now + options_.handshake_timeout, now});
+      continue;
+    }
+    if (errno == EINTR || errno == ECONNABORTED) continue;
+    if (errno == EMFILE || errno == ENFILE) {
+      Shed();
+      LogAtMostOncePerSecond(absl::StrCat("out of file descriptors (", std::strerror(EMFILE),
+                                          "): closing new connections until some end; ", shed_.load(),
+                                          " closed so far"));
+      if (spare_fd_ < 0) std::this_thread::sleep_for(std::chrono::milliseconds(10));  // no spare: do not spin
+    }
+    return;  // EAGAIN, or back to poll after shedding
+  }
+}
+
+bool ConnectionAcceptor::Settle(Waiting& w, grpc::Server* server, absl::Time now) {
+  // The HTTP/2 client preface is 24 bytes ("PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n").
+  constexpr size_t kPreface = 24;
+  char bytes[kPreface];
+  const ssize_t n = recv(w.fd, bytes, sizeof bytes, MSG_PEEK);
+  if (n >= static_cast<ssize_t>(kPreface)) {
+    grpc::AddInsecureChannelFromFd(server, w.fd);  // whatever they are: gRPC judges them
+    return true;
+  }
+  if (n > 0 || (n < 0 && (errno == EAGAIN || errno == EINTR))) {
+    w.quiet_until = now + absl::Milliseconds(20);  // part of it: look again soon, do not spin
+    return false;
+  }
+  close(w.fd);  // closed by the client, or an error
+  return true;
+}
+
+void ConnectionAcceptor::LogAtMostOncePerSecond(const std::string& line) {
+  const absl::Time now = absl::Now();
+  if (now - last_log_ < absl::Seconds(1)) return;
+  last_log_ = now;
+  std::cerr << "reco_server: " << line << std::endl;
 }
 
 void ConnectionAcceptor::Shed() {

@@ -12,13 +12,28 @@
 // connection, closes it at once (the client sees the connection end and may retry),
 // takes the spare back, and goes on accepting.
 //
+// The preface gate. gRPC runs no handshake on a descriptor handed to it, so a client
+// that connects and says nothing would hold its socket until max_connection_idle (10
+// minutes): with the open-files limit at 256, 245 silent connections locked every
+// new client out. So a new connection stays here until the 24 bytes of the HTTP/2
+// client preface have arrived (peeked, not read: gRPC reads them) and is closed if
+// they have not within `handshake_timeout`. A connection that sent part of them is
+// looked at again every 20 ms, not spun on.
+//
+// The connection cap. Descriptors are numbered lowest-free first, so an accepted
+// descriptor numbered N means at least N are open: one numbered `max_descriptors` or
+// more is closed at once (with a log line at most once a second), keeping the rest of
+// the open-files limit for the server's own needs, well before accept() fails.
+//
 // The connections it hands over get the server's channel arguments (idle, age,
-// keepalive, streams, message size) but no handshake phase: there is none on an
-// insecure port, and a silent connection is closed by max_connection_idle. TLS ports
-// keep gRPC's own listener (see docs/server.md).
+// keepalive, streams, message size). TLS ports keep gRPC's own listener, whose
+// handshake timeout covers them (see docs/server.md).
+//
+// Memory: at most kMaxWaiting connections waiting for their preface (the oldest is
+// closed to make room), one small entry each.
 //
 // Example:
-//   auto acceptor = reco::ConnectionAcceptor::Listen("127.0.0.1:0");  // binds now
+//   auto acceptor = reco::ConnectionAcceptor::Listen("127.0.0.1:0", {absl::Seconds(5), 20000});  // binds now
 //   if (!acceptor.ok()) ...;                       // e.g. port in use
 //   int port = (*acceptor)->port();
 //   std::unique_ptr<grpc::Server> server = builder.BuildAndStart();  // no ports of its own
@@ -39,36 +54,64 @@
 
 #include <grpcpp/server.h>
 
+#include <vector>
+
 #include "absl/status/statusor.h"
+#include "absl/time/time.h"
 
 namespace reco {
 
+struct AcceptorOptions {
+  absl::Duration handshake_timeout = absl::Seconds(5);  // for the preface to arrive
+  int64_t max_descriptors = 0;  // the connection cap; 0: none (EMFILE still sheds)
+};
+
 class ConnectionAcceptor {
  public:
+  // Connections waiting for their preface at most.
+  static constexpr size_t kMaxWaiting = 4096;
+
   // Binds and listens on HOST:PORT (port 0: a free one); no SO_REUSEPORT, so a busy
   // port is an error.
-  static absl::StatusOr<std::unique_ptr<ConnectionAcceptor>> Listen(const std::string& listen);
+  static absl::StatusOr<std::unique_ptr<ConnectionAcceptor>> Listen(const std::string& listen,
+                                                                     AcceptorOptions options);
   ~ConnectionAcceptor();
 
   int port() const { return port_; }
   void Start(grpc::Server* server);
   void Stop();
-  // Connections closed at once for want of a descriptor, since Start.
+  // Connections closed at once for want of a descriptor, or at the cap, since Start.
   uint64_t shed() const { return shed_.load(); }
+  // Connections closed because their preface did not arrive in time, since Start.
+  uint64_t silent_closed() const { return silent_closed_.load(); }
 
   ConnectionAcceptor(const ConnectionAcceptor&) = delete;
   ConnectionAcceptor& operator=(const ConnectionAcceptor&) = delete;
 
  private:
-  ConnectionAcceptor(int listen_fd, int port, int wake_read, int wake_write);
+  // A connection waiting for its preface (the accepting thread's only).
+  struct Waiting {
+    int fd;
+    absl::Time deadline;     // closed if its preface is not here by then
+    absl::Time quiet_until;  // part of the preface came: look again from then
+  };
+
+  ConnectionAcceptor(int listen_fd, int port, int wake_read, int wake_write, AcceptorOptions options);
   void Run(grpc::Server* server);
+  void AcceptAll();
+  // Hands `w` to gRPC when its preface is here, or closes it; false to keep waiting.
+  bool Settle(Waiting& w, grpc::Server* server, absl::Time now);
   void Shed();
+  void LogAtMostOncePerSecond(const std::string& line);
 
   const int listen_fd_;
   const int port_;
   const int wake_read_, wake_write_;  // a pipe: Stop() wakes the poll
+  const AcceptorOptions options_;
   int spare_fd_ = -1;                 // /dev/null, given up on EMFILE
-  std::atomic<uint64_t> shed_{0};
+  std::vector<Waiting> waiting_;
+  absl::Time last_log_ = absl::InfinitePast();
+  std::atomic<uint64_t> shed_{0}, silent_closed_{0};
   std::thread thread_;
 };
 

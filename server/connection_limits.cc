@@ -42,6 +42,10 @@ absl::Status CheckConnectionLimits(const ConnectionLimits& l) {
                              std::tuple{"keepalive_min_ping_interval", l.min_recv_ping_interval, ms}}) {
     if (absl::Status s = CheckDuration(name, d, lo); !s.ok()) return s;
   }
+  if (l.max_connections < 0 || l.max_connections > (int64_t{1} << 24)) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("max_connections=", l.max_connections, " is out of range [0, ", int64_t{1} << 24, "]"));
+  }
   if (l.max_ping_strikes < 0 || l.max_ping_strikes > 1000) {
     return absl::InvalidArgumentError(
         absl::StrCat("keepalive_max_ping_strikes=", l.max_ping_strikes, " is out of range [0, 1000]"));
@@ -82,6 +86,13 @@ absl::Status CheckListenAddress(const std::string& listen) {
         absl::StrCat("listen=", listen, ": port '", port, "' is not in 1-65535 (or 0: pick a free port)"));
   }
   return absl::OkStatus();
+}
+
+int64_t DefaultMaxConnections() {
+  rlimit lim{};
+  if (getrlimit(RLIMIT_NOFILE, &lim) != 0 || lim.rlim_cur == RLIM_INFINITY) return 0;
+  const auto limit = static_cast<int64_t>(lim.rlim_cur);
+  return std::max(limit / 2, limit - kReservedDescriptors);
 }
 
 bool ListensOnEveryInterface(const std::string& listen) {

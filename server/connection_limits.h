@@ -36,8 +36,13 @@ struct ConnectionLimits {
   absl::Duration max_connection_age = absl::Minutes(30);
   absl::Duration max_connection_age_grace = absl::Minutes(1);
   // A connection must finish its HTTP/2 (or TLS) handshake within this (gRPC's
-  // default is 120 s: a client that opens sockets and says nothing held them that long).
-  absl::Duration handshake_timeout = absl::Seconds(10);
+  // default is 120 s: a client that opens sockets and says nothing held them that
+  // long). On the insecure port: the HTTP/2 preface must arrive (connection_acceptor.h).
+  absl::Duration handshake_timeout = absl::Seconds(5);
+  // Insecure port: a new connection is closed at once when the process holds this
+  // many descriptors or more (connection_acceptor.h). 0: the open-files limit minus
+  // kReservedDescriptors, so the server's own files never run out first.
+  int64_t max_connections = 0;
   // The server pings a connection that has been quiet this long and closes it when
   // no answer comes within keepalive_timeout: a vanished peer frees its socket.
   absl::Duration keepalive_time = absl::Minutes(2);
@@ -58,6 +63,13 @@ struct ConnectionLimits {
 // (UNAVAILABLE, "GOAWAY received": the connection is closed for want of memory); from
 // 32 KiB a 10,000-item call was served. 1 MiB leaves a margin of 32.
 inline constexpr int64_t kMinResourceQuotaBytes = 1 << 20;
+
+// Descriptors max_connections = 0 keeps for the server itself: its files, gRPC's
+// pipes and event descriptors, /proc reads for its stats.
+inline constexpr int64_t kReservedDescriptors = 64;
+// max_connections when 0: the open-files limit (RLIMIT_NOFILE, as raised at start)
+// less kReservedDescriptors, and at least half of it.
+int64_t DefaultMaxConnections();
 
 // Each duration positive and within a day; ping strikes 0..1000 (0: gRPC's "no
 // limit"); age grace and handshake no longer than a day. The message names the field.

@@ -21,7 +21,11 @@ ABSL_FLAG(absl::Duration, max_connection_age, kLimits.max_connection_age,
 ABSL_FLAG(absl::Duration, max_connection_age_grace, kLimits.max_connection_age_grace,
           "after max_connection_age, how long its calls may still run before the connection is closed");
 ABSL_FLAG(absl::Duration, handshake_timeout, kLimits.handshake_timeout,
-          "a new connection must finish its HTTP/2 (and TLS) handshake within this");
+          "a new connection must finish its HTTP/2 (and TLS) handshake within this; on the insecure port, send "
+          "its HTTP/2 preface");
+ABSL_FLAG(int64_t, max_connections, kLimits.max_connections,
+          "insecure port: new connections are closed at once (with a log line) while the process holds this many "
+          "descriptors; 0: the open-files limit minus 64");
 ABSL_FLAG(absl::Duration, keepalive_time, kLimits.keepalive_time,
           "the server pings a connection with calls that has been quiet this long");
 ABSL_FLAG(absl::Duration, keepalive_timeout, kLimits.keepalive_timeout,
@@ -60,6 +64,7 @@ absl::StatusOr<ConnectionLimits> ConnectionLimitsFromFlags() {
   l.max_connection_age = absl::GetFlag(FLAGS_max_connection_age);
   l.max_connection_age_grace = absl::GetFlag(FLAGS_max_connection_age_grace);
   l.handshake_timeout = absl::GetFlag(FLAGS_handshake_timeout);
+  l.max_connections = absl::GetFlag(FLAGS_max_connections);
   l.keepalive_time = absl::GetFlag(FLAGS_keepalive_time);
   l.keepalive_timeout = absl::GetFlag(FLAGS_keepalive_timeout);
   l.min_recv_ping_interval = absl::GetFlag(FLAGS_keepalive_min_ping_interval);

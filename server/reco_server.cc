@@ -213,7 +213,10 @@ absl::StatusOr<std::unique_ptr<RecoServer>> RecoServer::Start(const ServerOption
   // good after one EMFILE (connection_acceptor.h). TLS keeps gRPC's listener.
   std::unique_ptr<ConnectionAcceptor> acceptor;
   if (options.tls_cert_pem.empty()) {
-    absl::StatusOr<std::unique_ptr<ConnectionAcceptor>> bound = ConnectionAcceptor::Listen(options.listen);
+    const int64_t cap = options.connection.max_connections != 0 ? options.connection.max_connections
+                                                                : DefaultMaxConnections();
+    absl::StatusOr<std::unique_ptr<ConnectionAcceptor>> bound =
+        ConnectionAcceptor::Listen(options.listen, AcceptorOptions{options.connection.handshake_timeout, cap});
     if (!bound.ok()) return bound.status();
     acceptor = *std::move(bound);
   } else {
