@@ -9,7 +9,10 @@
 # (extra reco_server flags, e.g. "--max_concurrent_streams 1"), SETTLE (seconds after
 # the attack before the "after" figures, default 2), MAX_STREAMS (rapid_reset's cap,
 # default 200000: each reset stream can hold ~15-30 KiB until the server catches up),
-# MAX_BYTES (the header floods' cap, default 1 GiB: 1.51 may buffer all of it).
+# MAX_BYTES (the header floods' cap, default 1 GiB: 1.51 may buffer all of it),
+# EDGE=1 (each server behind the shipped edge, edge/nghttpx.conf: the attack and the
+# probes go through it, reconnecting each time it closes a connection; the figures
+# are still the server's).
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 seconds=${1:-10}
@@ -22,16 +25,22 @@ attacks=${ATTACKS:-rapid_reset continuation small_continuations endless_value}
 . "$root/scripts/lib/reco_servers.sh"
 trap 'stop_reco_servers || true' EXIT
 
-echo "CPU: $(lscpu | sed -n 's/^Model name: *//p'), $(nproc) cores; gRPC $(dpkg-query -W -f '${Version}' libgrpc++1.51 2>/dev/null || echo '?'); ${seconds} s per attack; flags: ${SERVER_FLAGS:-none}"
+echo "CPU: $(lscpu | sed -n 's/^Model name: *//p'), $(nproc) cores; gRPC $(dpkg-query -W -f '${Version}' libgrpc++1.51 2>/dev/null || echo '?'); ${seconds} s per attack; flags: ${SERVER_FLAGS:-none}$([ "${EDGE:-0}" = 1 ] && echo "; through the edge (nghttpx $(dpkg-query -W -f '${Version}' nghttp2-proxy 2>/dev/null || echo '?'))")"
 echo
 for attack in $attacks; do
   for mode in $modes; do
     # shellcheck disable=SC2086  # SERVER_FLAGS is a list of words
     start_reco_server "$out/$mode.$attack.log" "$server" --mode "$mode" --allow_stats_reset ${SERVER_FLAGS:-}
-    /usr/bin/python3 "$root/tests/hostile/h2_attacks.py" --port "$SERVER_PORT" --pid "$SERVER_PID" \
+    through=(--port "$SERVER_PORT")
+    if [ "${EDGE:-0}" = 1 ]; then
+      start_edge "$out/$mode.$attack.edge.log" "$SERVER_PORT"
+      through=(--port "$EDGE_PORT" --stats_port "$SERVER_PORT" --reconnect)
+    fi
+    /usr/bin/python3 "$root/tests/hostile/h2_attacks.py" "${through[@]}" --pid "$SERVER_PID" \
       --attack "$attack" --seconds "$seconds" --settle "${SETTLE:-2}" \
       --max_streams "${MAX_STREAMS:-200000}" --max_bytes "${MAX_BYTES:-1073741824}" >"$out/$mode.$attack.json" ||
       echo "h2_attacks.py failed for $mode $attack: $(cat "$out/$mode.$attack.json")" >&2
+    if [ "${EDGE:-0}" = 1 ]; then stop_edge; fi
     # A server still working through reset streams may not exit on SIGTERM in 15 s:
     # that is a finding (it is then killed), not a reason to stop the table.
     if stop_reco_servers 2>/dev/null; then echo "exit $SERVER_RC" >"$out/$mode.$attack.stop"
@@ -59,8 +68,12 @@ for attack in attacks:
             sent = f"{a['streams_sent']:,} streams ({a['streams_per_s']:,.0f}/s)"
         else:
             sent = f"{a['bytes_sent'] / 1e6:.1f} MB ({a['mb_per_s']:.2f} MB/s)"
+        if "connections" in a:  # through the edge, reconnecting
+            sent += f" over {a['connections']} connections"
         answer = []
-        if a["goaway"]: answer.append(f"GOAWAY x{a['goaway']} (error {a['goaway_error']}) at {a['goaway_at_s']:.2f} s")
+        if "goaways" in a:
+            answer.append(f"{a['goaways']} GOAWAY, {a['connections_closed_by_server']} of {a['connections']} connections closed")
+        elif a["goaway"]: answer.append(f"GOAWAY x{a['goaway']} (error {a['goaway_error']}) at {a['goaway_at_s']:.2f} s")
         if a["closed_by_server"]: answer.append(f"closed at {a['closed_at_s']:.3f} s ({a['closed_how']})")
         if a["rst_stream_received"]: answer.append(f"{a['rst_stream_received']} RST_STREAM")
         for code, msg in a.get("first_grpc_statuses", [])[:2]: answer.append(f"status {code} '{msg}'")

@@ -325,6 +325,40 @@ def header_flood(port, seconds, max_bytes, kind):
     return out
 
 
+def with_reconnects(attack, port, seconds, limit_key, limit):
+    """Runs attack(port, seconds_left, limit_left) again on a new connection each time
+    the server (or the proxy in front of it) closes one, until the time or the limit
+    is spent: what an attacker does after a GOAWAY. The first connection's report,
+    plus totals over all of them."""
+    deadline = time.monotonic() + seconds
+    first, totals = None, {"connections": 0, "connections_closed_by_server": 0, "goaways": 0}
+    sent = {"streams_sent": 0, "bytes_sent": 0}
+    while True:
+        left = deadline - time.monotonic()
+        if left <= 0.05 or sent[limit_key] >= limit:
+            break
+        try:
+            out = attack(port, left, limit - sent[limit_key])
+        except OSError:  # refused while the proxy closes: try again
+            time.sleep(0.05)
+            continue
+        first = first or out
+        totals["connections"] += 1
+        totals["connections_closed_by_server"] += 1 if out["closed_by_server"] else 0
+        totals["goaways"] += out["goaway"]
+        for k in sent:
+            sent[k] += out.get(k) or 0
+        if not out["closed_by_server"]:
+            break
+    report = dict(first or {})
+    report.update(sent)
+    report.update(totals)
+    report["attack_seconds"] = seconds
+    report["streams_per_s"] = sent["streams_sent"] / seconds
+    report["mb_per_s"] = sent["bytes_sent"] / seconds / 1e6
+    return report
+
+
 def main():
     p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     p.add_argument("--port", type=int, required=True)
@@ -339,6 +373,10 @@ def main():
     p.add_argument("--recover", type=float, default=30.0,
                    help="seconds to wait after the attack for a normal call to succeed")
     p.add_argument("--proto_dir", default=os.path.join(REPO, "proto"))
+    p.add_argument("--reconnect", action="store_true",
+                   help="open a new connection each time one is closed, until --seconds: an attacker behind a proxy")
+    p.add_argument("--stats_port", type=int, default=0,
+                   help="where ServerStats is read (default --port): the backend's own port behind a proxy")
     a = p.parse_args()
     if not 0 < a.seconds <= 120:
         p.error("--seconds must be in (0, 120]")
@@ -352,15 +390,23 @@ def main():
         print(json.dumps({"error": f"the server did not answer before the attack ({what})"}))
         sys.exit(1)
     prober.expected = expected
-    stats_before = get_stats(a.port, stats_pb2, reset=True)
+    stats_port = a.stats_port or a.port
+    stats_before = get_stats(stats_port, stats_pb2, reset=True)
     rss_before, cpu_before = sampler.rss_bytes(), sampler.cpu_seconds()
     sampler.thread.start()
     prober.thread.start()
     t0 = time.monotonic()
     if a.attack == "rapid_reset":
-        attack = rapid_reset(a.port, a.seconds, a.max_streams)
+        one = rapid_reset
+        limit_key, limit = "streams_sent", a.max_streams
     else:
-        attack = header_flood(a.port, a.seconds, a.max_bytes, a.attack)
+        def one(port, seconds, max_bytes):
+            return header_flood(port, seconds, max_bytes, a.attack)
+        limit_key, limit = "bytes_sent", a.max_bytes
+    if a.reconnect:
+        attack = with_reconnects(one, a.port, a.seconds, limit_key, limit)
+    else:
+        attack = one(a.port, a.seconds, limit)
     attack_wall = time.monotonic() - t0
     cpu_attack = sampler.cpu_seconds() - cpu_before
     prober.stop.set()
@@ -387,7 +433,7 @@ def main():
         if final_reply is not None:
             after["final_items"] = len(reco_pb2.RecommendResponse.FromString(final_reply).items)
         try:
-            s = get_stats(a.port, stats_pb2, reset=False)
+            s = get_stats(stats_port, stats_pb2, reset=False)
         except grpc.RpcError as e:  # a server still busy with what the attack left
             s = None
             after["stats_error"] = str(e.code())
