@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Runs `docker compose up` for real and checks its outcome: the images build, the
 # five servers become healthy, the load service exits 0, and ./results holds the
-# JSON and HTML reports with all five targets. Then runs it with three arena_pool
+# JSON and HTML reports with all five targets. Then a short load through the edge
+# (--profile edge, docker/test/edge-load.yaml): served by arena_pool behind nghttpx. Then runs it with three arena_pool
 # replicas (`--scale arena_pool=3`, a short load from docker/test/short-load.yaml):
 # arena_pool stays one target, every replica must have served a share of its calls,
 # and the replicas' server RPCs must add up to the target's. Then runs it again with
@@ -88,6 +89,22 @@ assert sum(rpcs) == pool["server"]["rpcs"], (rpcs, pool["server"]["rpcs"])
 assert pool["client"]["ok"] > 0 and not pool["client"]["errors_by_code"], pool["client"]["errors_by_code"]
 shares = ", ".join(f"{a} {n}" for a, n in zip(addresses, rpcs))
 print(f"compose_check: --scale arena_pool=3: one target, every replica served (server RPCs {shares})")
+PY
+
+# The edge profile: only load, the edge and arena_pool start (the service is named);
+# a short load through the edge must be served.
+rm -rf results
+compose_load_run -f compose.yaml -f docker/test/edge-load.yaml --profile edge -- load
+/usr/bin/python3 - <<'PY'
+import json
+doc = json.load(open("results/report.json"))
+names = [t["name"] for t in doc["targets"]]
+assert names == ["edge"], names
+t = doc["targets"][0]
+assert t["client"]["ok"] > 0 and not t["client"]["errors_by_code"], t["client"]
+assert t["client"]["wrong_content"] == 0 and t["client"]["wrong_item_count"] == 0
+assert t["server"]["mode"] == "arena_pool" and t["server"]["rpcs"] > 0, t["server"]
+print(f"compose_check: --profile edge: {t['client']['ok']} calls through the edge to arena_pool, all byte-exact")
 PY
 
 log=$(mktemp)

@@ -22,7 +22,12 @@ What it asserts:
     run shortened, ALIGN_SECONDS short), both start their first window on the same
     --align_start boundary, and k8s/collect.sh, reading those logs through a stand-in kubectl,
     merges them into one report whose calls are the two runs' sum. collect.sh refuses
-    a log without the markers and a failed Job (exit 1).
+    a log without the markers and a failed Job (exit 1);
+  - k8s/production: the same servers without the Job, arena-pool with an nghttpx
+    sidecar (the image's edge/nghttpx.conf) in front of a server listening on 127.0.0.1
+    only, its Service sending the port to the edge, the edge locked down; run for
+    real, the edge's readiness probe passes through nghttpx to the server. Skipped,
+    said so, where kubectl's kustomize predates Components (3.7).
 """
 import json
 import os
@@ -92,7 +97,8 @@ check(NAMESPACE in by_kind.get("Namespace", {}), f"no Namespace {NAMESPACE}")
 
 compose = yaml.safe_load(open(os.path.join(ROOT, "compose.yaml")))
 x_server = compose["x-server"]
-compose_modes = {flag(s["command"], "--mode") for n, s in compose["services"].items() if n != "load"}
+compose_modes = {flag(s["command"], "--mode") for n, s in compose["services"].items()
+                 if n != "load" and "--mode" in s.get("command", [])}
 compose_targets = [a.split("=", 1)[0] for a in compose["services"]["load"]["entrypoint"][1:]
                    if "=" in a and not a.startswith("-")]
 
@@ -278,6 +284,89 @@ finally:
     for p, _ in servers.values():
         if p.poll() is None:
             p.kill()
+die_if_problems()
+
+
+# --- production: the servers with the edge sidecar in front of arena-pool -------------
+def production():
+    r = subprocess.run(["kubectl", "kustomize", os.path.join(ROOT, "k8s", "production")], capture_output=True, text=True)
+    if r.returncode != 0 and "Component" in r.stderr:
+        print("skip: k8s/production needs kustomize >= 3.7 (Components); this kubectl's is older")
+        return
+    if not check(r.returncode == 0, f"kubectl kustomize k8s/production exited {r.returncode}: {r.stderr}"):
+        return
+    prod = {(o["kind"], o["metadata"]["name"]): o for o in yaml.safe_load_all(r.stdout) if o}
+    check(not any(kind == "Job" for kind, _ in prod), "production renders a Job: the load Job is the benchmark's")
+    bench_names = {(k, n) for k, kinds in by_kind.items() for n in kinds if k != "Job"}
+    check(set(prod) == bench_names, f"production's objects {sorted(prod)} are not the benchmark's servers {sorted(bench_names)}")
+    pod = prod[("Deployment", "arena-pool")]["spec"]["template"]["spec"]
+    containers = {c["name"]: c for c in pod["containers"]}
+    if not check(set(containers) == {"server", "edge"}, f"arena-pool's containers: {sorted(containers)}"):
+        return
+    server, edge = containers["server"], containers["edge"]
+    check(flag(server["args"], "--listen") == "127.0.0.1:50051", "behind the edge, reco_server must listen on 127.0.0.1 only")
+    check(edge["command"] == ["nghttpx"] and "--conf=/etc/reco/nghttpx.conf" in edge["args"],
+          f"the edge is not nghttpx with the image's edge/nghttpx.conf: {edge.get('command')} {edge.get('args')}")
+    check("--backend=127.0.0.1,50051;;proto=h2" in edge["args"], f"the edge's backend is not its pod's server: {edge['args']}")
+    check(edge["ports"][0]["name"] == "edge" and "--frontend=0.0.0.0,%d;no-tls" % edge["ports"][0]["containerPort"]
+          in edge["args"], f"the edge's port is not where it listens: {edge['ports']} {edge['args']}")
+    svc = prod[("Service", "arena-pool")]["spec"]["ports"][0]
+    check(svc["targetPort"] == "edge", f"the arena-pool Service sends its port to {svc['targetPort']}, not the edge")
+    sc = edge.get("securityContext", {})
+    check(sc.get("readOnlyRootFilesystem") and not sc.get("allowPrivilegeEscalation", True) and
+          sc.get("capabilities", {}).get("drop") == ["ALL"], f"the edge is not locked down as the server is: {sc}")
+    others = [n for (k, n) in prod if k == "Deployment" and n != "arena-pool"]
+    for name in others:
+        check(len(prod[("Deployment", name)]["spec"]["template"]["spec"]["containers"]) == 1, f"{name} got a sidecar")
+    die_if_problems()
+    # Run the pod: reco_server with its args (port moved), nghttpx with the edge's args
+    # (the repository's edge/nghttpx.conf, ports moved), then the edge's readiness
+    # probe, through the edge to the server's health.
+    sargs = list(server["args"])
+    sargs[sargs.index("--listen") + 1] = "127.0.0.1:0"
+    srv = subprocess.Popen(["reco_server"] + sargs, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    nx = None
+    try:
+        port = None
+        for _ in range(50):
+            m = re.match(r"reco_server: listening on 127\.0\.0\.1:(\d+) ", srv.stdout.readline())
+            if m:
+                port = m.group(1)
+                break
+        if not check(port is not None, "production: reco_server with the sidecar pod's args did not start"):
+            return
+        import socket as sk
+        probe_sock = sk.socket()
+        probe_sock.bind(("127.0.0.1", 0))
+        edge_port = probe_sock.getsockname()[1]
+        probe_sock.close()
+        eargs = [a.replace("/etc/reco/nghttpx.conf", os.path.join(ROOT, "edge", "nghttpx.conf"))
+                  .replace("127.0.0.1,50051", f"127.0.0.1,{port}")
+                  .replace("0.0.0.0,8080", f"127.0.0.1,{edge_port}") for a in edge["args"]]
+        nx = subprocess.Popen(["nghttpx", "--single-process"] + eargs, env=env, stdout=subprocess.DEVNULL,
+                              stderr=subprocess.DEVNULL)
+        cmd = [a.replace("127.0.0.1:8080", f"127.0.0.1:{edge_port}") for a in edge["readinessProbe"]["exec"]["command"]]
+        ok = False
+        for _ in range(50):  # nghttpx binds within a second
+            if subprocess.run(cmd, env=env, capture_output=True, timeout=30).returncode == 0:
+                ok = True
+                break
+            time.sleep(0.1)
+        check(ok, f"production: the edge's readiness probe {cmd} never passed through nghttpx to the server")
+        print("ok: k8s/production renders the edge sidecar in front of arena-pool; its probe passes through it")
+    finally:
+        for p in (nx, srv):
+            if p is not None and p.poll() is None:
+                p.terminate()
+                try:
+                    p.wait(timeout=20)
+                except subprocess.TimeoutExpired:
+                    p.kill()
+
+
+try:
+    production()
+finally:
     subprocess.run(["rm", "-rf", tmp])
 die_if_problems()
 print("PASS")

@@ -1,0 +1,29 @@
+#!/usr/bin/env bash
+# What the edge (edge/nghttpx.conf, Debian's nghttpx) costs a client: one reco_server
+# in MODE, driven by reco_load in interleaved paired rounds (A B A B ...) directly and
+# through the edge in front of it -- the same server, so only the path differs. The
+# edge runs on the same machine, so its CPU is part of the cost. Prints reco_load's
+# table (ratios to `direct`: median of the per-round ratios [min-max]).
+#
+#   scripts/edge_cost.sh [BUILD_DIR]     (default: build)
+#   env: MODE=arena_pool ROUNDS=7 DURATION=5s ITEMS=200 JSON=(none)
+set -euo pipefail
+cd "$(dirname "$0")/.."
+build=${1:-build}
+mode=${MODE:-arena_pool} rounds=${ROUNDS:-7} duration=${DURATION:-5s} items=${ITEMS:-200}
+for bin in "$build/server/reco_server" "$build/client/reco_load"; do
+  [ -x "$bin" ] || { echo "$bin is missing: run scripts/build.sh first" >&2; exit 1; }
+done
+[[ "$rounds" =~ ^[1-9][0-9]*$ ]] || { echo "ROUNDS=$rounds is not a positive integer" >&2; exit 2; }
+command -v nghttpx >/dev/null || { echo "nghttpx is missing: scripts/setup.sh installs nghttp2-proxy" >&2; exit 1; }
+work=$(mktemp -d)
+. scripts/lib/reco_servers.sh
+trap 'stop_reco_servers || true; rm -rf "$work"' EXIT
+
+echo "machine: $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2- | sed 's/^ //'), $(nproc) CPUs;" \
+     "nghttpx $(dpkg-query -W -f '${Version}' nghttp2-proxy 2>/dev/null || echo '?')"
+start_reco_server "$work/server.log" "$build/server/reco_server" --mode "$mode"
+server=$SERVER_PORT
+start_edge "$work/edge.log" "$server"
+"$build/client/reco_load" --target "direct=127.0.0.1:$server" --target "edge=127.0.0.1:$EDGE_PORT" \
+  --rounds "$rounds" --duration "$duration" --items "$items" ${JSON:+--json "$JSON"}
