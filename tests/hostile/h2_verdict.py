@@ -1,14 +1,24 @@
-"""What every HTTP/2 attack test asks of h2_attacks.py's report, whatever the path:
-the server alive, a normal call answered within the recovery time, and the final call
-byte for byte the pre-attack reply (5 items). h2_attacks_test.sh and h2_edge_test.sh
-add their own bounds.
+#!/usr/bin/python3
+"""h2_verdict: judges one report of h2_attacks.py, for h2_attacks_test.sh (the server
+attacked directly) and h2_edge_test.sh (attacked through the edge).
 
-    from h2_verdict import recovered
-    problems = recovered(report, who="the server")   # [] when all holds
+    h2_verdict.py direct REPORT MODE ATTACK SANITIZED
+    h2_verdict.py edge REPORT MODE ATTACK SANITIZED EDGE_PID
+
+Prints one "ok: ..." line and exits 0, or "FAIL: ..." on stderr and exits 1.
+SANITIZED is 1 for an ASan/TSan build, whose quarantine makes RSS bounds meaningless
+(they are then not checked). What each kind asserts is in its function's docstring;
+no timing is asserted.
 """
+import json
+import sys
+
+MiB, KiB = 1 << 20, 1 << 10
 
 
 def recovered(report, who):
+    """The server alive, a normal call answered within the recovery time, the final
+    call byte for byte the pre-attack reply (5 items), and no probe answered wrongly."""
     after = report["after"]
     if not after["alive"]:
         return [f"{who} died"]
@@ -21,3 +31,85 @@ def recovered(report, who):
     if report["probes"]["wrong_reply"]:
         problems.append(f"{report['probes']['wrong_reply']} probe(s) got a wrong reply")
     return problems
+
+
+def direct(d, attack, sanitized):
+    """Attacked directly: gRPC 1.51 is exposed, so the bounds follow what was sent.
+      rapid_reset:   RSS after <= before + 64 MiB + 64 KiB per stream (measured 17-21 KiB);
+      continuation:  RSS after <= before + 32 MiB, and the server refused the header list
+                     (RST_STREAM, GOAWAY, a non-OK grpc-status or a close);
+      small_continuations, endless_value: RSS after <= before + 64 MiB + 4 x bytes sent."""
+    a, s, af = d["attack"], d["server"], d["after"]
+    problems = recovered(d, "the server")
+    if af["alive"]:
+        if attack == "rapid_reset":
+            bound = s["rss_before_bytes"] + 64 * MiB + a["streams_sent"] * 64 * KiB
+        elif attack == "continuation":
+            bound = s["rss_before_bytes"] + 32 * MiB
+            refused_by_status = any(code != 0 for code, _ in a["first_grpc_statuses"])
+            if not (a["closed_by_server"] or a["rst_stream_received"] or a["goaway"] or refused_by_status):
+                problems.append("the server did not refuse the header list (no RST_STREAM, GOAWAY, "
+                                "error status or close within 10 s of the attack's end)")
+        else:
+            bound = s["rss_before_bytes"] + 64 * MiB + 4 * a["bytes_sent"]
+        if af["rss_bytes"] > bound and not sanitized:
+            problems.append(f"RSS after {af['rss_bytes'] / MiB:.0f} MiB > bound {bound / MiB:.0f} MiB")
+    sent = f"{a['streams_sent']} streams" if attack == "rapid_reset" else f"{a['bytes_sent']} bytes"
+    return problems, (f"{sent}; RSS {s['rss_before_bytes'] / MiB:.0f} -> {af.get('rss_bytes', 0) / MiB:.0f} MiB; "
+                      f"probes ok {d['probes']['ok']} timeout {d['probes']['timeouts']}")
+
+
+def peak_rss_bytes(pid):
+    with open(f"/proc/{pid}/status") as f:
+        for line in f:
+            if line.startswith("VmHWM:"):
+                return int(line.split()[1]) * KiB
+    return 0
+
+
+def edge(d, attack, sanitized, edge_pid):
+    """Through the edge, the attacker reconnecting after each close: the backend's RSS
+    (sampled during and read after) within 64 MiB of its start; at least 80 % of the
+    probes through the edge OK; the edge closed the attacking connections (rapid reset:
+    a GOAWAY on each, more than one connection needed); the edge's own peak RSS under
+    128 MiB (what the attack costs the proxy)."""
+    a, s, af, p = d["attack"], d["server"], d["after"], d["probes"]
+    problems = recovered(d, "the backend")
+    if af["alive"]:
+        bound = s["rss_before_bytes"] + 64 * MiB
+        grown = max(s["rss_peak_sampled_bytes"], af["rss_bytes"])
+        if grown > bound and not sanitized:
+            problems.append(f"backend RSS reached {grown / MiB:.0f} MiB, over its start + 64 MiB ({bound / MiB:.0f})")
+    probes = p["ok"] + p["timeouts"] + p["errors"]
+    if probes and p["ok"] < 0.8 * probes:
+        problems.append(f"only {p['ok']} of {probes} probes through the edge were answered OK during the attack")
+    if a["connections_closed_by_server"] < 1:
+        problems.append("the edge closed no attacking connection")
+    if attack == "rapid_reset" and (a["goaways"] < 1 or a["connections"] < 2):
+        problems.append(f"rapid reset: {a['goaways']} GOAWAY(s) over {a['connections']} connection(s); "
+                        "the edge should end each connection and the attacker need more than one")
+    edge_peak = peak_rss_bytes(edge_pid)
+    if edge_peak > 128 * MiB:
+        problems.append(f"the edge's own peak RSS {edge_peak / MiB:.0f} MiB is over 128 MiB")
+    sent = f"{a['streams_sent']} streams" if attack == "rapid_reset" else f"{a['bytes_sent']} bytes"
+    return problems, (f"{sent} over {a['connections']} connections ({a['goaways']} GOAWAY); backend RSS "
+                      f"{s['rss_before_bytes'] / MiB:.0f} -> peak {s['rss_peak_sampled_bytes'] / MiB:.0f} -> "
+                      f"{af.get('rss_bytes', 0) / MiB:.0f} MiB; edge peak RSS {edge_peak / MiB:.0f} MiB; "
+                      f"probes ok {p['ok']} timeout {p['timeouts']} error {p['errors']}")
+
+
+def main():
+    kind, path, mode, attack, sanitized = sys.argv[1:6]
+    d = json.load(open(path))
+    if kind == "direct":
+        problems, summary = direct(d, attack, sanitized == "1")
+    else:
+        problems, summary = edge(d, attack, sanitized == "1", int(sys.argv[6]))
+    if problems:
+        print(f"FAIL: {mode} {attack}: " + "; ".join(problems), file=sys.stderr)
+        sys.exit(1)
+    print(f"ok: {mode} {attack}{' through the edge' if kind == 'edge' else ''}: {summary}")
+
+
+if __name__ == "__main__":
+    main()
