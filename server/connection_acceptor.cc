@@ -9,6 +9,7 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <chrono>
 #include <cstring>
@@ -162,7 +163,7 @@ void ConnectionAcceptor::AcceptAll() {
       }
       const int one = 1;
       setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);  // as gRPC's own listener does
-      if (waiting_.size() >= kMaxWaiting) {  // the oldest makes room
+      if (waiting_.size() >= std::max<size_t>(options_.max_waiting, 1)) {  // the oldest makes room
         close(waiting_.front().fd);
         silent_closed_.fetch_add(1);
         waiting_.erase(waiting_.begin());

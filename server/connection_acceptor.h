@@ -29,7 +29,7 @@
 // keepalive, streams, message size). TLS ports keep gRPC's own listener, whose
 // handshake timeout covers them (see docs/server.md).
 //
-// Memory: at most kMaxWaiting connections waiting for their preface (the oldest is
+// Memory: at most `max_waiting` connections waiting for their preface (the oldest is
 // closed to make room), one small entry each.
 //
 // Example:
@@ -64,13 +64,11 @@ namespace reco {
 struct AcceptorOptions {
   absl::Duration handshake_timeout = absl::Seconds(5);  // for the preface to arrive
   int64_t max_descriptors = 0;  // the connection cap; 0: none (EMFILE still sheds)
+  size_t max_waiting = 4096;    // connections waiting for their preface at most
 };
 
 class ConnectionAcceptor {
  public:
-  // Connections waiting for their preface at most.
-  static constexpr size_t kMaxWaiting = 4096;
-
   // Binds and listens on HOST:PORT (port 0: a free one); no SO_REUSEPORT, so a busy
   // port is an error.
   static absl::StatusOr<std::unique_ptr<ConnectionAcceptor>> Listen(const std::string& listen,

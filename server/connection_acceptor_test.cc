@@ -1,0 +1,107 @@
+// ConnectionAcceptor's bounds against silent clients, on 127.0.0.1: connections that
+// never send the HTTP/2 preface are closed at the handshake timeout, at most
+// `max_waiting` of them wait at once (the oldest is closed to make room), and one that
+// sends its preface is handed to gRPC and served. Counts and closes only; the waits
+// are bounded.
+#include "server/connection_acceptor.h"
+
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <poll.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <thread>
+#include <vector>
+
+#include <grpcpp/grpcpp.h>
+
+#include "gtest/gtest.h"
+#include "server/unserved_method_service.h"
+
+namespace reco {
+namespace {
+
+int Connect(int port) {
+  const int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+  sockaddr_in addr{};
+  addr.sin_family = AF_INET;
+  addr.sin_port = htons(static_cast<uint16_t>(port));
+  inet_pton(AF_INET, "127.0.0.1", &addr.sin_addr);
+  EXPECT_EQ(connect(fd, reinterpret_cast<sockaddr*>(&addr), sizeof addr), 0);
+  return fd;
+}
+
+// Whether the server closed `fd` (EOF or a reset) within `wait`.
+bool ClosedByServer(int fd, std::chrono::milliseconds wait) {
+  pollfd p{fd, POLLIN, 0};
+  if (poll(&p, 1, static_cast<int>(wait.count())) <= 0) return false;
+  char byte;
+  const ssize_t n = recv(fd, &byte, 1, MSG_DONTWAIT);
+  return n == 0 || (n < 0 && errno == ECONNRESET);
+}
+
+// A gRPC server with no port of its own (the acceptor hands it connections) and one
+// callback service, so that it has a completion queue gRPC polls. A generic service
+// belongs to one server for good: each gets its own, destroyed after it.
+struct PortlessServer {
+  std::unique_ptr<UnservedMethodService> service = std::make_unique<UnservedMethodService>(std::vector<std::string>{});
+  std::unique_ptr<grpc::Server> server = [this] {
+    grpc::ServerBuilder builder;
+    builder.RegisterCallbackGenericService(service.get());
+    return builder.BuildAndStart();
+  }();
+  ~PortlessServer() { server->Shutdown(); }
+};
+
+TEST(ConnectionAcceptorTest, AtMostMaxWaitingSilentConnectionsAreHeldTheOldestGoFirst) {
+  PortlessServer portless;
+  grpc::Server* server = portless.server.get();
+  ASSERT_NE(server, nullptr);
+  auto acceptor = ConnectionAcceptor::Listen("127.0.0.1:0", AcceptorOptions{absl::Seconds(30), 0, /*max_waiting=*/8});
+  ASSERT_TRUE(acceptor.ok()) << acceptor.status();
+  (*acceptor)->Start(server);
+  std::vector<int> fds;
+  for (int i = 0; i < 20; ++i) {
+    fds.push_back(Connect((*acceptor)->port()));
+    std::this_thread::sleep_for(std::chrono::milliseconds(5));  // accepted in this order
+  }
+  for (int i = 0; i < 200 && (*acceptor)->silent_closed() < 12; ++i) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
+  EXPECT_EQ((*acceptor)->silent_closed(), 12u) << "20 silent connections, room for 8";
+  for (int i = 0; i < 12; ++i) EXPECT_TRUE(ClosedByServer(fds[i], std::chrono::seconds(5))) << "connection " << i;
+  for (int i = 12; i < 20; ++i) EXPECT_FALSE(ClosedByServer(fds[i], std::chrono::milliseconds(50))) << "connection " << i;
+  (*acceptor)->Stop();
+  for (int fd : fds) close(fd);
+}
+
+TEST(ConnectionAcceptorTest, SilentConnectionsCloseAtTheTimeoutAndAPrefaceIsHandedOver) {
+  PortlessServer portless;
+  grpc::Server* server = portless.server.get();
+  ASSERT_NE(server, nullptr);
+  auto acceptor = ConnectionAcceptor::Listen("127.0.0.1:0", AcceptorOptions{absl::Milliseconds(300), 0, 4096});
+  ASSERT_TRUE(acceptor.ok()) << acceptor.status();
+  (*acceptor)->Start(server);
+  const int silent = Connect((*acceptor)->port());
+  const int partial = Connect((*acceptor)->port());
+  const int talking = Connect((*acceptor)->port());
+  ASSERT_EQ(send(partial, "PRI * HTTP", 10, 0), 10);  // part of the preface, then nothing
+  static const char kPreface[] = "PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n";
+  ASSERT_EQ(send(talking, kPreface, sizeof kPreface - 1, 0), 24);
+  EXPECT_TRUE(ClosedByServer(silent, std::chrono::seconds(10)));
+  EXPECT_TRUE(ClosedByServer(partial, std::chrono::seconds(10)));
+  EXPECT_EQ((*acceptor)->silent_closed(), 2u);
+  // gRPC has the third: it answers the preface with its SETTINGS frame.
+  pollfd p{talking, POLLIN, 0};
+  ASSERT_EQ(poll(&p, 1, 10000), 1);
+  char frame[9];
+  ASSERT_EQ(recv(talking, frame, sizeof frame, 0), 9);
+  EXPECT_EQ(frame[3], 0x4) << "not a SETTINGS frame";
+  (*acceptor)->Stop();
+  for (int fd : {silent, partial, talking}) close(fd);
+}
+
+}  // namespace
+}  // namespace reco
