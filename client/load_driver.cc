@@ -28,6 +28,186 @@ gpr_timespec MonotonicDeadline(int64_t wake_ns, int64_t now_ns) {
                       gpr_time_from_nanos(std::max<int64_t>(0, wake_ns - now_ns), GPR_TIMESPAN));
 }
 
+// A backlog left at the window's end is still sent (its delay is the point of
+// measuring from the schedule), but only for this long: a client far behind would
+// otherwise take many windows to catch up. What is left is `unsent`.
+constexpr int64_t kBacklogGraceNanos = 1'000'000'000;
+
+// One driver thread: its share of the slots (index, index + threads, ...), its own
+// completion queue and its own stats, merged by Join() after the thread ends.
+class SlotLoop {
+ public:
+  SlotLoop(TargetLink* link, const RequestSet* requests, const LoadOptions& options, const WindowPlan& plan,
+           int index, int threads, ClientFigures* stats, std::atomic<uint64_t>* progress)
+      : link_(link), requests_(requests), options_(options), plan_(plan), index_(index), threads_(threads),
+        stats_(stats), progress_(progress), rpc_deadline_ns_(absl::ToInt64Nanoseconds(options.rpc_deadline)),
+        interval_ns_(options.open_loop() ? 1e9 / options.rate : 0), variant_counter_(static_cast<uint64_t>(index)) {
+    for (int s = index; s < options.concurrency; s += threads) free_slots_.push_back(s);
+  }
+
+  // Runs the window and its drain, then empties the queue.
+  void Run() {
+    if (options_.open_loop()) {
+      RunOpenLoop();
+    } else {
+      RunClosedLoop();
+    }
+    cq_.Shutdown();
+    void* tag;
+    bool ok;
+    while (cq_.Next(&tag, &ok)) delete static_cast<Call*>(tag);
+  }
+
+ private:
+  bool InWindow(int64_t t) const { return t >= plan_.measure_start_ns && t < plan_.measure_end_ns; }
+
+  void Issue(int slot, int64_t scheduled_ns) {
+    auto* call = new Call;
+    call->slot = slot;
+    call->scheduled_ns = scheduled_ns;
+    call->variant = static_cast<int>(variant_counter_++ % requests_->size());
+    call->context.set_deadline(gpr_time_add(
+        gpr_now(GPR_CLOCK_MONOTONIC),
+        gpr_time_from_nanos(rpc_deadline_ns_, GPR_TIMESPAN)));
+    call->reader = link_->stub(slot).PrepareUnaryCall(&call->context, kRecommendMethod,
+                                                      requests_->request(call->variant), &cq_);
+    call->sent_ns = MonotonicNanos();
+    if (InWindow(call->sent_ns)) ++stats_->sent;
+    if (options_.open_loop() && InWindow(scheduled_ns)) {
+      stats_->schedule_lag.Record(static_cast<uint64_t>(std::max<int64_t>(0, call->sent_ns - scheduled_ns)));
+    }
+    call->reader->StartCall();
+    call->reader->Finish(&call->response, &call->status, call);
+  }
+
+  // Records a finished call when it belongs to the window (by its schedule in an
+  // open loop, by its completion in a closed one); frees it and returns its slot.
+  int Complete(Call* call) {
+    const int64_t now = MonotonicNanos();
+    const int slot = call->slot;
+    if (InWindow(options_.open_loop() ? call->scheduled_ns : now)) {
+      ++stats_->completed;
+      if (!call->status.ok()) {
+        const int code = static_cast<int>(call->status.error_code());
+        ++stats_->errors_by_code[std::clamp(code, 1, ClientFigures::kStatusCodes - 1)];
+      } else {
+        RecordReply(*call, now);
+      }
+    }
+    delete call;
+    return slot;
+  }
+
+  // Checks an OK reply (its length always, its bytes on the first and every
+  // verify_every-th) and records it.
+  void RecordReply(Call& call, int64_t now) {
+    const bool sample = !verified_first_ || ++completions_ % static_cast<uint64_t>(options_.verify_every) == 0;
+    if (sample) {
+      verified_first_ = true;
+      ++stats_->verified;
+    }
+    switch (requests_->Check(call.variant, &call.response, sample)) {
+      case ReplyCheck::kWrongItemCount:
+        ++stats_->wrong_item_count;
+        return;
+      case ReplyCheck::kWrongContent:
+        ++stats_->wrong_content;
+        return;
+      case ReplyCheck::kRight:
+        break;
+    }
+    const bool open_loop = options_.open_loop();
+    ++stats_->ok;
+    stats_->response_bytes += call.response.Length();
+    stats_->latency.Record(static_cast<uint64_t>(now - (open_loop ? call.scheduled_ns : call.sent_ns)));
+    if (open_loop) stats_->latency_uncorrected.Record(static_cast<uint64_t>(now - call.sent_ns));
+    progress_->fetch_add(1, std::memory_order_relaxed);
+  }
+
+  // Every slot sends again as soon as its call completes, until the window ends.
+  void RunClosedLoop() {
+    for (int slot : free_slots_) Issue(slot, MonotonicNanos());
+    int in_flight = static_cast<int>(free_slots_.size());
+    void* tag;
+    bool ok;
+    while (in_flight > 0 && cq_.Next(&tag, &ok)) {
+      const int slot = Complete(static_cast<Call*>(tag));
+      --in_flight;
+      const int64_t now = MonotonicNanos();
+      if (now < plan_.measure_end_ns) {
+        Issue(slot, now);
+        ++in_flight;
+      }
+    }
+  }
+
+  // Request n (all threads together) is due at start + n * interval; this thread
+  // sends n = index, index + threads, ...
+  int64_t Due(int64_t n) const {
+    return plan_.start_ns + static_cast<int64_t>(static_cast<double>(n) * interval_ns_);
+  }
+
+  void RunOpenLoop() {
+    const int64_t measure_end = plan_.measure_end_ns;
+    const int64_t backlog_end = measure_end + kBacklogGraceNanos;
+    int64_t n = index_;
+    int in_flight = 0;
+    while (true) {
+      const int64_t now = MonotonicNanos();
+      while (!free_slots_.empty() && Due(n) <= now && Due(n) < measure_end && now < backlog_end) {
+        const int slot = free_slots_.back();
+        free_slots_.pop_back();
+        Issue(slot, Due(n));
+        ++in_flight;
+        n += threads_;
+      }
+      const bool schedule_done = Due(n) >= measure_end || now >= backlog_end;
+      if (schedule_done && in_flight == 0) break;
+      // Wake for the next due request when a slot is free; otherwise only a
+      // completion can let anything happen (calls end by their deadline at worst).
+      const int64_t wake = (!free_slots_.empty() && !schedule_done) ? Due(n) : now + 1'000'000'000;
+      void* tag;
+      bool ok;
+      const grpc::CompletionQueue::NextStatus next = cq_.AsyncNext(&tag, &ok, MonotonicDeadline(wake, now));
+      if (next == grpc::CompletionQueue::SHUTDOWN) break;
+      if (next == grpc::CompletionQueue::GOT_EVENT) {
+        free_slots_.push_back(Complete(static_cast<Call*>(tag)));
+        --in_flight;
+      }
+    }
+    CountSchedule(n);
+  }
+
+  // This thread's requests that were due inside the window, and of those the ones
+  // never sent (from `first_unsent` on).
+  void CountSchedule(int64_t first_unsent) {
+    for (int64_t k = index_;; k += threads_) {
+      const int64_t at = Due(k);
+      if (at >= plan_.measure_end_ns) break;
+      if (at >= plan_.measure_start_ns) {
+        ++stats_->scheduled;
+        if (k >= first_unsent) ++stats_->unsent;
+      }
+    }
+  }
+
+  TargetLink* const link_;
+  const RequestSet* const requests_;
+  const LoadOptions& options_;
+  const WindowPlan plan_;
+  const int index_;
+  const int threads_;
+  ClientFigures* const stats_;
+  std::atomic<uint64_t>* const progress_;
+  const int64_t rpc_deadline_ns_;
+  const double interval_ns_;  // open loop: between two requests of all threads together
+  grpc::CompletionQueue cq_;
+  std::vector<int> free_slots_;
+  uint64_t variant_counter_;
+  uint64_t completions_ = 0;
+  bool verified_first_ = false;
+};
+
 }  // namespace
 
 int64_t MonotonicNanos() {
@@ -70,133 +250,7 @@ ClientFigures LoadDriver::Join() {
 }
 
 void LoadDriver::RunThread(int index, ClientFigures* stats) {
-  const int threads = static_cast<int>(per_thread_.size());
-  const bool open_loop = options_.open_loop();
-  const int64_t measure_start = plan_.measure_start_ns;
-  const int64_t measure_end = plan_.measure_end_ns;
-  const int64_t rpc_deadline_ns = absl::ToInt64Nanoseconds(options_.rpc_deadline);
-  grpc::CompletionQueue cq;
-  uint64_t variant_counter = static_cast<uint64_t>(index);
-  uint64_t completions = 0;
-  bool verified_first = false;
-
-  auto issue = [&](int slot, int64_t scheduled_ns) {
-    auto* call = new Call;
-    call->slot = slot;
-    call->scheduled_ns = scheduled_ns;
-    call->variant = static_cast<int>(variant_counter++ % requests_->size());
-    call->context.set_deadline(
-        gpr_time_add(gpr_now(GPR_CLOCK_MONOTONIC), gpr_time_from_nanos(rpc_deadline_ns, GPR_TIMESPAN)));
-    call->reader = link_->stub(slot).PrepareUnaryCall(&call->context, kRecommendMethod,
-                                                      requests_->request(call->variant), &cq);
-    call->sent_ns = MonotonicNanos();
-    if (call->sent_ns >= measure_start && call->sent_ns < measure_end) ++stats->sent;
-    if (open_loop && scheduled_ns >= measure_start && scheduled_ns < measure_end) {
-      stats->schedule_lag.Record(static_cast<uint64_t>(std::max<int64_t>(0, call->sent_ns - scheduled_ns)));
-    }
-    call->reader->StartCall();
-    call->reader->Finish(&call->response, &call->status, call);
-  };
-
-  // Records a finished call when it belongs to the window; returns its slot.
-  auto complete = [&](Call* call) {
-    const int64_t now = MonotonicNanos();
-    const int slot = call->slot;
-    const bool counted = open_loop ? (call->scheduled_ns >= measure_start && call->scheduled_ns < measure_end)
-                                   : (now >= measure_start && now < measure_end);
-    if (counted) {
-      ++stats->completed;
-      if (!call->status.ok()) {
-        int code = static_cast<int>(call->status.error_code());
-        ++stats->errors_by_code[std::clamp(code, 1, ClientFigures::kStatusCodes - 1)];
-      } else {
-        const bool sample = !verified_first || ++completions % static_cast<uint64_t>(options_.verify_every) == 0;
-        if (sample) {
-          verified_first = true;
-          ++stats->verified;
-        }
-        switch (requests_->Check(call->variant, &call->response, sample)) {
-          case ReplyCheck::kWrongItemCount:
-            ++stats->wrong_item_count;
-            break;
-          case ReplyCheck::kWrongContent:
-            ++stats->wrong_content;
-            break;
-          case ReplyCheck::kRight:
-            ++stats->ok;
-            stats->response_bytes += call->response.Length();
-            stats->latency.Record(static_cast<uint64_t>(now - (open_loop ? call->scheduled_ns : call->sent_ns)));
-            if (open_loop) stats->latency_uncorrected.Record(static_cast<uint64_t>(now - call->sent_ns));
-            progress_.fetch_add(1, std::memory_order_relaxed);
-            break;
-        }
-      }
-    }
-    delete call;
-    return slot;
-  };
-
-  std::vector<int> free_slots;
-  for (int s = index; s < options_.concurrency; s += threads) free_slots.push_back(s);
-  int in_flight = 0;
-  void* tag;
-  bool ok;
-
-  if (!open_loop) {
-    for (int slot : free_slots) issue(slot, MonotonicNanos());
-    in_flight = static_cast<int>(free_slots.size());
-    while (in_flight > 0 && cq.Next(&tag, &ok)) {
-      int slot = complete(static_cast<Call*>(tag));
-      --in_flight;
-      const int64_t now = MonotonicNanos();
-      if (now < measure_end) {
-        issue(slot, now);
-        ++in_flight;
-      }
-    }
-  } else {
-    // Request n (all threads together) is due at start + n * interval; this thread
-    // sends n = index, index + threads, ...
-    const double interval_ns = 1e9 / options_.rate;
-    auto due = [&](int64_t n) { return plan_.start_ns + static_cast<int64_t>(static_cast<double>(n) * interval_ns); };
-    // A backlog left at the window's end is still sent (its delay is the point of
-    // measuring from the schedule), but only for this long: a client far behind
-    // would otherwise take many windows to catch up. What is left is `unsent`.
-    const int64_t backlog_end = measure_end + 1000000000;
-    int64_t n = index;
-    while (true) {
-      int64_t now = MonotonicNanos();
-      while (!free_slots.empty() && due(n) <= now && due(n) < measure_end && now < backlog_end) {
-        int slot = free_slots.back();
-        free_slots.pop_back();
-        issue(slot, due(n));
-        ++in_flight;
-        n += threads;
-      }
-      const bool schedule_done = due(n) >= measure_end || now >= backlog_end;
-      if (schedule_done && in_flight == 0) break;
-      // Wake for the next due request when a slot is free; otherwise only a
-      // completion can let anything happen (calls end by their deadline at worst).
-      const int64_t wake = (!free_slots.empty() && !schedule_done) ? due(n) : now + 1000000000;
-      grpc::CompletionQueue::NextStatus next = cq.AsyncNext(&tag, &ok, MonotonicDeadline(wake, now));
-      if (next == grpc::CompletionQueue::SHUTDOWN) break;
-      if (next == grpc::CompletionQueue::GOT_EVENT) {
-        free_slots.push_back(complete(static_cast<Call*>(tag)));
-        --in_flight;
-      }
-    }
-    // Requests of this thread that were due inside the window, and those never sent.
-    for (int64_t k = index;; k += threads) {
-      const int64_t at = due(k);
-      if (at >= measure_end) break;
-      if (at >= measure_start) {
-        ++stats->scheduled;
-        if (k >= n) ++stats->unsent;
-      }
-    }
-  }
-  cq.Shutdown();
-  while (cq.Next(&tag, &ok)) delete static_cast<Call*>(tag);
+  SlotLoop(link_, requests_, options_, plan_, index, static_cast<int>(per_thread_.size()), stats, &progress_).Run();
 }
 
 }  // namespace reco

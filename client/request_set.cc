@@ -17,9 +17,7 @@ RequestSet::RequestSet(const Catalogue& catalogue, const v1::RecommendRequest& s
     : catalogue_(&catalogue) {
   expected_items_ = std::min(EffectiveItemCount(shape), catalogue.size());
   for (int i = 0; i < variants; ++i) {
-    v1::RecommendRequest req = shape;
-    req.set_user_id(absl::StrCat("load-user-", i));
-    req.set_seed(shape.seed() + static_cast<uint64_t>(i));
+    v1::RecommendRequest req = Variant(shape, i);
     std::string wire = req.SerializeAsString();
     grpc::Slice slice(wire);
     requests_.emplace_back(&slice, 1);
@@ -29,6 +27,13 @@ RequestSet::RequestSet(const Catalogue& catalogue, const v1::RecommendRequest& s
     expected_.push_back(resp.SerializeAsString());
     messages_.push_back(std::move(req));
   }
+}
+
+v1::RecommendRequest RequestSet::Variant(const v1::RecommendRequest& shape, int i) {
+  v1::RecommendRequest req = shape;
+  req.set_user_id(absl::StrCat("load-user-", i));
+  req.set_seed(shape.seed() + static_cast<uint64_t>(i));
+  return req;
 }
 
 int64_t RequestSet::CountItems(grpc::ByteBuffer* response) {

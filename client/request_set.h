@@ -46,6 +46,10 @@ class RequestSet {
   // The catalogue must outlive the set.
   RequestSet(const Catalogue& catalogue, const v1::RecommendRequest& shape, int variants = kDefaultVariants);
 
+  // Request variant i of `shape`: what request_message(i) is, without building a
+  // catalogue or an expected response.
+  static v1::RecommendRequest Variant(const v1::RecommendRequest& shape, int i);
+
   const Catalogue& catalogue() const { return *catalogue_; }
   int size() const { return static_cast<int>(requests_.size()); }
   const v1::RecommendRequest& request_message(int i) const { return messages_[i]; }

@@ -57,10 +57,14 @@ double RunReport::error_rate() const {
 
 std::string PercentileLabel(double p) { return absl::StrCat("p", absl::StrFormat("%g", p)); }
 
+bool IsCeilingTarget(const std::string& name, const std::string& server_mode) {
+  return name == "ceiling" || server_mode == "ceiling";
+}
+
 int RunReport::CeilingIndex() const {
   for (size_t i = 0; i < targets.size(); ++i) {
     const TargetResult& t = targets[i];
-    if (t.spec.name == "ceiling" || (t.server.available && t.server.mode == "ceiling")) return static_cast<int>(i);
+    if (IsCeilingTarget(t.spec.name, t.server.available ? t.server.mode : "")) return static_cast<int>(i);
   }
   return -1;
 }

@@ -98,6 +98,10 @@ struct RunReport {
   std::optional<PairedRatio> PairedQpsShareOfCeiling(size_t i) const;
 };
 
+// Whether a target is the ceiling (reco_server --mode ceiling: the transport's
+// limit): named "ceiling", or its server reports that mode ("" when unknown).
+bool IsCeilingTarget(const std::string& name, const std::string& server_mode);
+
 // Percentiles every renderer shows, and their labels ("p50", ..., "p99.9").
 inline constexpr double kReportPercentiles[] = {50, 90, 99, 99.9};
 std::string PercentileLabel(double p);
