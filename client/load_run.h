@@ -4,9 +4,9 @@
 //
 // Fail fast: every target is probed (client/target_probe.h: connect, one Recommend
 // checked byte for byte) with options.probe_deadline before any load is sent; an
-// unreachable or wrong
-// target ends the run with UNAVAILABLE / the probe's status naming it. A target
-// without a ServerStats service is still measured, client side only, with a warning.
+// unreachable or wrong target ends the run with UNAVAILABLE / the probe's status
+// naming it. A target without a ServerStats service is still measured, client side
+// only, with a warning.
 // With options.align_start, the first warm-up waits for the next multiple of it on
 // the wall clock, after the probes (distributed load: processes measure together).
 //
