@@ -38,12 +38,12 @@ Figure Phase(std::string key, std::string label, int decimals, const ServerPhase
   });
 }
 
-}  // namespace
-
-std::vector<Figure> ReportFigures(const LoadOptions& options) {
+// The client's figures: throughput, latency (from the schedule in an open loop),
+// its own CPU, the machine's other load, errors.
+void AddClientFigures(const LoadOptions& options, std::vector<Figure>* out) {
+  std::vector<Figure>& f = *out;
   const bool open = options.open_loop();
   const std::string from = open ? " from schedule" : "";
-  std::vector<Figure> f;
   f.push_back(Client("qps", "QPS (OK responses/s)", 0, [](const ClientFigures& c) { return c.qps(); }));
   if (open) {
     f.push_back(Client("sent_per_second", "sent/s (asked " + absl::StrFormat("%g", options.rate) + ")", 0,
@@ -81,7 +81,11 @@ std::vector<Figure> ReportFigures(const LoadOptions& options) {
   f.push_back(Client("errors", "errors", 0, [](const ClientFigures& c) { return c.errors(); }));
   f.push_back(Client("received_mib_per_second", "received (MiB/s)", 1,
                      [](const ClientFigures& c) { return c.seconds > 0 ? c.response_bytes / kMiB / c.seconds : 0.0; }));
+}
 
+// The server's phases: allocations and time per RPC to build, serialize, release.
+void AddPhaseFigures(std::vector<Figure>* out) {
+  std::vector<Figure>& f = *out;
   f.push_back(Server("server_rpcs", "server RPCs", 0, [](const ServerFigures& s) { return s.rpcs; }));
   auto allocs = [](const ServerFigures& s, const ServerPhase& p) { return s.PerRpc(p.allocations.allocs); };
   auto frees = [](const ServerFigures& s, const ServerPhase& p) { return s.PerRpc(p.allocations.frees); };
@@ -99,6 +103,11 @@ std::vector<Figure> ReportFigures(const LoadOptions& options) {
   f.push_back(Phase("server_build_p99_us", "build p99 (us)", 1, &ServerFigures::build, p99));
   f.push_back(Phase("server_serialize_p99_us", "serialize p99 (us)", 1, &ServerFigures::serialize, p99));
   f.push_back(Phase("server_release_p99_us", "release p99 (us)", 1, &ServerFigures::release, p99));
+}
+
+// The server process: CPU, memory, the reply budget, malloc_trim, the arenas.
+void AddProcessFigures(std::vector<Figure>* out) {
+  std::vector<Figure>& f = *out;
   f.push_back(Server("server_cpu_us_per_rpc", "server CPU/RPC (us)", 1,
                      [](const ServerFigures& s) { return s.CpuMicrosPerRpc(); }));
   f.push_back(Server("server_rss_mib", "server RSS (MiB)", 1,
@@ -123,6 +132,15 @@ std::vector<Figure> ReportFigures(const LoadOptions& options) {
   f.push_back(Server("server_arena_overflows", "arena overflows", 0, [](const ServerFigures& s) {
     return s.arena_space_allocated ? Value(s.arena_overflows) : Value();
   }));
+}
+
+}  // namespace
+
+std::vector<Figure> ReportFigures(const LoadOptions& options) {
+  std::vector<Figure> f;
+  AddClientFigures(options, &f);
+  AddPhaseFigures(&f);
+  AddProcessFigures(&f);
   return f;
 }
 

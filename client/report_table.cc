@@ -10,68 +10,100 @@
 #include "core/response_builder.h"
 
 namespace reco {
-std::string RenderTable(const RunReport& report) {
-  const LoadOptions& o = report.options;
-  std::vector<std::vector<std::string>> rows;
-  std::vector<std::string> header = {""};
+namespace {
+
+using Row = std::vector<std::string>;
+
+// A figure's row: each target's value, and its paired ratio to the baseline.
+Row FigureRow(const RunReport& report, const Figure& f, bool* any_skipped) {
+  Row row = {f.label};
+  for (size_t i = 0; i < report.targets.size(); ++i) {
+    std::string cell = FormatFigure(f, f.Of(report.targets[i]));
+    if (std::optional<PairedRatio> r = i > 0 ? RatioToBaseline(report, i, f) : std::nullopt) {
+      absl::StrAppend(&cell, " (", FormatPairedRatio(*r), ")");
+      *any_skipped |= r->skipped > 0;
+    }
+    row.push_back(cell);
+  }
+  return row;
+}
+
+Row QpsSpreadRow(const RunReport& report) {
+  Row row = {"QPS min-max over rounds"};
+  for (const TargetResult& t : report.targets) {
+    auto [lo, hi] = t.QpsRange();
+    row.push_back(absl::StrFormat("%.0f-%.0f", lo, hi));
+  }
+  return row;
+}
+
+Row CeilingShareRow(const RunReport& report, bool* any_skipped) {
+  Row row = {"QPS share of ceiling"};
+  for (size_t i = 0; i < report.targets.size(); ++i) {
+    std::optional<PairedRatio> v = report.PairedQpsShareOfCeiling(i);
+    row.push_back(v ? FormatPairedShare(*v) : "n/a");
+    *any_skipped |= v && v->skipped > 0;
+  }
+  return row;
+}
+
+// The header row, then a row per figure (the QPS row followed by its spread over
+// rounds and its share of the ceiling), with a section line before the server's.
+std::vector<Row> TableRows(const RunReport& report, bool* any_skipped) {
+  std::vector<Row> rows;
+  Row header = {""};
   for (const TargetResult& t : report.targets) header.push_back(t.spec.name);
   rows.push_back(header);
   std::string section;
-  bool any_skipped = false;  // some ratio is over fewer rounds: the legend says what "*" means
-  for (const Figure& f : ReportFigures(o)) {
+  for (const Figure& f : ReportFigures(report.options)) {
     if (f.section != section) {
       section = f.section;
       if (section == "server") rows.push_back({"-- server side (per measured window)"});
     }
-    std::vector<std::string> row = {f.label};
-    for (size_t i = 0; i < report.targets.size(); ++i) {
-      std::string cell = FormatFigure(f, f.Of(report.targets[i]));
-      if (std::optional<PairedRatio> r = i > 0 ? RatioToBaseline(report, i, f) : std::nullopt) {
-        absl::StrAppend(&cell, " (", FormatPairedRatio(*r), ")");
-        any_skipped |= r->skipped > 0;
-      }
-      row.push_back(cell);
-    }
-    rows.push_back(row);
-    if (f.key == "qps" && o.rounds > 1) {
-      std::vector<std::string> spread = {"QPS min-max over rounds"};
-      for (const TargetResult& t : report.targets) {
-        auto [lo, hi] = t.QpsRange();
-        spread.push_back(absl::StrFormat("%.0f-%.0f", lo, hi));
-      }
-      rows.push_back(spread);
-    }
-    if (f.key == "qps" && report.CeilingIndex() >= 0) {
-      std::vector<std::string> share = {"QPS share of ceiling"};
-      for (size_t i = 0; i < report.targets.size(); ++i) {
-        std::optional<PairedRatio> v = report.PairedQpsShareOfCeiling(i);
-        share.push_back(v ? FormatPairedShare(*v) : "n/a");
-        any_skipped |= v && v->skipped > 0;
-      }
-      rows.push_back(share);
-    }
+    rows.push_back(FigureRow(report, f, any_skipped));
+    if (f.key != "qps") continue;
+    if (report.options.rounds > 1) rows.push_back(QpsSpreadRow(report));
+    if (report.CeilingIndex() >= 0) rows.push_back(CeilingShareRow(report, any_skipped));
   }
+  return rows;
+}
+
+bool IsSectionLine(const Row& row) { return row.size() == 1 && !row[0].empty() && row[0][0] == '-'; }
+
+// The rows as aligned text: labels left, values right; a section line spans the table.
+std::string AlignedRows(const std::vector<Row>& rows) {
   std::vector<size_t> width;
-  for (const auto& row : rows) {
-    if (row.size() == 1 && !row[0].empty() && row[0][0] == '-') continue;  // a section line spans the table
+  for (const Row& row : rows) {
+    if (IsSectionLine(row)) continue;
     for (size_t c = 0; c < row.size(); ++c) {
       if (width.size() <= c) width.push_back(0);
       width[c] = std::max(width[c], row[c].size());
     }
   }
-  std::string out = absl::StrFormat(
+  std::string out;
+  for (const Row& row : rows) {
+    for (size_t c = 0; c < row.size(); ++c) {
+      absl::StrAppend(&out, c == 0 ? absl::StrFormat("%-*s", width[0], row[c])
+                                   : absl::StrFormat("  %*s", width[c], row[c]));
+    }
+    absl::StrAppend(&out, "\n");
+  }
+  return out;
+}
+
+std::string RunLine(const LoadOptions& o) {
+  return absl::StrFormat(
       "reco_load: %d round(s) x %d target(s), %s warm-up + %s measured each; %s, %d in flight, %d connection(s), "
       "%d thread(s); %u items, %s text\n",
       o.rounds, static_cast<int>(o.targets.size()), absl::FormatDuration(o.warmup), absl::FormatDuration(o.duration),
       o.open_loop() ? absl::StrFormat("open loop at %g req/s", o.rate) : std::string("closed loop"), o.concurrency,
       o.connections, o.threads, o.items ? o.items : kDefaultItemCount, TextProfileName(o.profile));
-  for (const auto& row : rows) {
-    std::string line;
-    for (size_t c = 0; c < row.size(); ++c) {
-      line += c == 0 ? absl::StrFormat("%-*s", width[0], row[c]) : absl::StrFormat("  %*s", width[c], row[c]);
-    }
-    absl::StrAppend(&out, line, "\n");
-  }
+}
+
+// What the table's marks mean, each replicated target's spread, the mallocs in use,
+// and the run's warnings.
+std::string Legend(const RunReport& report, bool any_skipped) {
+  std::string out;
   if (!report.targets.empty()) {
     const int rounds = static_cast<int>(report.targets[0].rounds.size());
     absl::StrAppend(&out, PairedRatioLegend(rounds, report.targets[0].spec.name, any_skipped), "\n");
@@ -91,6 +123,14 @@ std::string RenderTable(const RunReport& report) {
                   "\n");
   for (const std::string& w : report.warnings) absl::StrAppend(&out, "warning: ", w, "\n");
   return out;
+}
+
+}  // namespace
+
+std::string RenderTable(const RunReport& report) {
+  bool any_skipped = false;  // some ratio is over fewer rounds: the legend says what "*" means
+  const std::vector<Row> rows = TableRows(report, &any_skipped);
+  return RunLine(report.options) + AlignedRows(rows) + Legend(report, any_skipped);
 }
 
 absl::Status WriteFile(const std::string& path, const std::string& contents) {
