@@ -34,6 +34,7 @@ set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 . "$root/scripts/lib/mallocs.sh"
 . "$root/scripts/lib/machine_load.sh"
+. "$root/scripts/lib/script_flags.sh"
 
 short=0
 build=$root/build
@@ -42,19 +43,7 @@ page=$root/docs/RESULTS.md
 mallocs=$MALLOCS
 archive=""
 command_line="bench/matrix.sh${*:+ $*}"
-while [ $# -gt 0 ]; do
-  case "$1" in
-    --short) short=1 ;;
-    --build) build=$2; shift ;;
-    --out) out=$2; shift ;;
-    --page) page=$2; shift ;;
-    --mallocs) mallocs=$2; shift ;;
-    --archive) archive=${2:?--archive needs a directory}; shift ;;
-    -h|--help) sed -n '2,32p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
-    *) echo "matrix.sh: unknown argument '$1' (see --help)" >&2; exit 2 ;;
-  esac
-  shift
-done
+parse_flags "$0" "--short! --build --out --page --mallocs --archive" "$@"
 for m in $mallocs; do
   case " $MALLOCS " in *" $m "*) ;; *) echo "matrix.sh: --mallocs: unknown malloc '$m' (known: $MALLOCS)" >&2; exit 2 ;; esac
 done

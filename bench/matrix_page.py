@@ -91,6 +91,30 @@ def micros(run, clock):
     return run[clock] * scale
 
 
+def table_head(labels, aligns):
+    """A Markdown table's header line and separator line; aligns has one letter per
+    column: l (left, for names) or r (right, for figures)."""
+    return ["| " + " | ".join(labels) + " |",
+            "|" + "".join("---|" if a == "l" else "---:|" for a in aligns)]
+
+
+def bench_cells(bench, ran, name, clock):
+    """The cells of one reco_bench table row after its labels: per malloc, benchmark
+    `name`'s µs on `clock` (SKIPPED for a malloc not run, n/a for a missing run), then its
+    allocations per run, the same under every malloc (taken from the first that ran)."""
+    cells, allocs = [], None
+    for m in MALLOCS:
+        r = bench.get(m, {}).get(name)
+        if m not in ran:
+            cells.append("SKIPPED")
+        elif r is None:
+            cells.append("n/a")
+        else:
+            cells.append(fmt(micros(r, clock), 1))
+            allocs = r.get("allocs") if allocs is None else allocs
+    return " | ".join(cells) + f" | {fmt(allocs, 0)} |"
+
+
 def load_service(path):
     """target name -> {qps, lo, hi, share, cpu, build_allocs, process_allocs, errors, ...}.
 
@@ -334,8 +358,7 @@ def main():
         add("QPS (OK responses per second, all rounds; min-max over rounds) and share of the ceiling (median of "
             "the per-round shares [min-max]):")
         add("")
-        add("| mode | " + " | ".join(MALLOCS) + " |")
-        add("|---|" + "---:|" * len(MALLOCS))
+        lines += table_head(["mode"] + MALLOCS, "l" + "r" * len(MALLOCS))
         for t in TARGETS:
             cells = []
             for m in MALLOCS:
@@ -360,8 +383,8 @@ def main():
         add("Server CPU per RPC in µs (user + system of the server process over the measured windows; steadier "
             "than QPS on a shared machine), and build / whole-process allocations per RPC (exact counts):")
         add("")
-        add("| mode | " + " | ".join(f"{m} CPU µs" for m in MALLOCS) + " | build allocs | process allocs |")
-        add("|---|" + "---:|" * (len(MALLOCS) + 2))
+        lines += table_head(["mode"] + [f"{m} CPU µs" for m in MALLOCS] + ["build allocs", "process allocs"],
+                            "l" + "r" * (len(MALLOCS) + 2))
         for t in TARGETS:
             cells = []
             for m in MALLOCS:
@@ -402,23 +425,13 @@ def main():
         "in µs of CPU time per response (median of the repetitions); *allocs* is the exact allocation count "
         "per response (the same under every malloc).")
     add("")
-    add("| mode | items | profile | " + " | ".join(f"{m} µs" for m in MALLOCS) + " | allocs |")
-    add("|---|---:|---|" + "---:|" * (len(MALLOCS) + 1))
+    lines += table_head(["mode", "items", "profile"] + [f"{m} µs" for m in MALLOCS] + ["allocs"],
+                        "lrl" + "r" * (len(MALLOCS) + 1))
     for profile in ("realistic", "compact"):
         for items in (10, 200, 1000):
             for mode in MODES:
                 name = f"BM_Cycle/mode:{mode}/items:{items}/profile:{profile}"
-                cells, allocs = [], None
-                for m in MALLOCS:
-                    r = bench.get(m, {}).get(name)
-                    if m not in ran:
-                        cells.append("SKIPPED")
-                    elif r is None:
-                        cells.append("n/a")
-                    else:
-                        cells.append(fmt(micros(r, "cpu_time"), 1))
-                        allocs = r.get("allocs") if allocs is None else allocs
-                add(f"| `{mode}` | {items} | {profile} | " + " | ".join(cells) + f" | {fmt(allocs, 0)} |")
+                add(f"| `{mode}` | {items} | {profile} | " + bench_cells(bench, ran, name, "cpu_time"))
     add("")
     for profile in ("realistic", "compact"):
         if not ran:
@@ -435,22 +448,12 @@ def main():
     add("`BM_Parse` at 200 items: a client parsing the reply's bytes into a heap message, a reused one, a "
         "fresh arena, or an arena with a reused initial block; µs of wall time per parse (manual timer):")
     add("")
-    add("| mode | profile | " + " | ".join(f"{m} µs" for m in MALLOCS) + " | allocs |")
-    add("|---|---|" + "---:|" * (len(MALLOCS) + 1))
+    lines += table_head(["mode", "profile"] + [f"{m} µs" for m in MALLOCS] + ["allocs"],
+                        "ll" + "r" * (len(MALLOCS) + 1))
     for profile in ("realistic", "compact"):
         for mode in MODES:
             name = f"BM_Parse/mode:{mode}/items:200/profile:{profile}/manual_time"
-            cells, allocs = [], None
-            for m in MALLOCS:
-                r = bench.get(m, {}).get(name)
-                if m not in ran:
-                    cells.append("SKIPPED")
-                elif r is None:
-                    cells.append("n/a")
-                else:
-                    cells.append(fmt(micros(r, "real_time"), 1))
-                    allocs = r.get("allocs") if allocs is None else allocs
-            add(f"| `{mode}` | {profile} | " + " | ".join(cells) + f" | {fmt(allocs, 0)} |")
+            add(f"| `{mode}` | {profile} | " + bench_cells(bench, ran, name, "real_time"))
     add("")
     swap = {p: os.path.join(args.results, "swap", f"swap-{p}.json") for p in profiles}
     swap = {p: path for p, path in swap.items() if os.path.exists(path)}
@@ -468,8 +471,7 @@ def main():
             rounds = doc["parameters"].get("rounds")
             add(f"{p.capitalize()} text, 200 items, {rounds} round(s):")
             add("")
-            add("| server | QPS | server CPU/RPC | p50 latency | process allocs/RPC |")
-            add("|---|---:|---:|---:|---:|")
+            lines += table_head(["server", "QPS", "server CPU/RPC", "p50 latency", "process allocs/RPC"], "lrrrr")
             base = s.get("heap-glibc")
             for name, t in s.items():
                 cells = [fmt(t["qps"], 0)] if name == "heap-glibc" else [

@@ -57,55 +57,17 @@ if [ "$compose_up" != docker-compose-native ]; then
   fi
 fi
 compose_load_run -f compose.yaml
-/usr/bin/python3 - <<'PY'
-import json, sys
-doc = json.load(open("results/report.json"))
-html = open("results/report.html").read()
-names = [t["name"] for t in doc["targets"]]
-assert names == ["heap", "reuse", "arena", "arena_pool", "fragments"], names
-for t in doc["targets"]:
-    c = t["client"]
-    assert c["ok"] > 0 and not c["errors_by_code"], (t["name"], c["errors_by_code"])
-    assert c["wrong_content"] == 0 and c["wrong_item_count"] == 0, t["name"]
-    assert t["name"] in html, t["name"]
-assert "<svg" in html
-print("compose_check: load exited 0; results/report.json and report.html hold", ", ".join(names))
-PY
+/usr/bin/python3 scripts/compose_check_reports.py five results
 
 rm -rf results
 compose_load_run -f compose.yaml -f docker/test/short-load.yaml -- --scale arena_pool=3
-/usr/bin/python3 - <<'PY'
-import json
-doc = json.load(open("results/report.json"))
-names = [t["name"] for t in doc["targets"]]
-assert names == ["heap", "reuse", "arena", "arena_pool", "fragments"], names
-pool = doc["targets"][names.index("arena_pool")]
-replicas = pool.get("replicas", [])
-addresses = [r["address"] for r in replicas]
-assert len(set(addresses)) == 3, f"arena_pool: want 3 replicas, the report has {addresses}"
-rpcs = [r.get("rpcs", 0) for r in replicas]
-assert all(n > 0 for n in rpcs), f"arena_pool: a replica served nothing: {dict(zip(addresses, rpcs))}"
-assert sum(rpcs) == pool["server"]["rpcs"], (rpcs, pool["server"]["rpcs"])
-assert pool["client"]["ok"] > 0 and not pool["client"]["errors_by_code"], pool["client"]["errors_by_code"]
-shares = ", ".join(f"{a} {n}" for a, n in zip(addresses, rpcs))
-print(f"compose_check: --scale arena_pool=3: one target, every replica served (server RPCs {shares})")
-PY
+/usr/bin/python3 scripts/compose_check_reports.py scaled results
 
 # The edge profile: only load, the edge and arena_pool start (the service is named);
 # a short load through the edge must be served.
 rm -rf results
 compose_load_run -f compose.yaml -f docker/test/edge-load.yaml --profile edge -- load
-/usr/bin/python3 - <<'PY'
-import json
-doc = json.load(open("results/report.json"))
-names = [t["name"] for t in doc["targets"]]
-assert names == ["edge"], names
-t = doc["targets"][0]
-assert t["client"]["ok"] > 0 and not t["client"]["errors_by_code"], t["client"]
-assert t["client"]["wrong_content"] == 0 and t["client"]["wrong_item_count"] == 0
-assert t["server"]["mode"] == "arena_pool" and t["server"]["rpcs"] > 0, t["server"]
-print(f"compose_check: --profile edge: {t['client']['ok']} calls through the edge to arena_pool, all byte-exact")
-PY
+/usr/bin/python3 scripts/compose_check_reports.py edge results
 
 log=$(mktemp)
 if COMPOSE_TIMEOUT=600 compose -f compose.yaml -f docker/test/bad-server.yaml >"$log" 2>&1; then

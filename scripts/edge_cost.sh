@@ -9,18 +9,15 @@
 #   env: MODE=arena_pool ROUNDS=7 DURATION=5s ITEMS=200 JSON=(none)
 set -euo pipefail
 cd "$(dirname "$0")/.."
+. scripts/lib/measurement_start.sh
 build=${1:-build}
 mode=${MODE:-arena_pool} rounds=${ROUNDS:-7} duration=${DURATION:-5s} items=${ITEMS:-200}
-for bin in "$build/server/reco_server" "$build/client/reco_load"; do
-  [ -x "$bin" ] || { echo "$bin is missing: run scripts/build.sh first" >&2; exit 1; }
-done
-[[ "$rounds" =~ ^[1-9][0-9]*$ ]] || { echo "ROUNDS=$rounds is not a positive integer" >&2; exit 2; }
+require_reco_binaries "$build"
+require_positive_integers rounds
 command -v nghttpx >/dev/null || { echo "nghttpx is missing: scripts/setup.sh installs nghttp2-proxy" >&2; exit 1; }
-work=$(mktemp -d)
-. scripts/lib/reco_servers.sh
-trap 'stop_reco_servers || true; rm -rf "$work"' EXIT
+measurement_work_dir work
 
-echo "machine: $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2- | sed 's/^ //'), $(nproc) CPUs;" \
+echo "machine: $(machine_cpus);" \
      "nghttpx $(dpkg-query -W -f '${Version}' nghttp2-proxy 2>/dev/null || echo '?')"
 start_reco_server "$work/server.log" "$build/server/reco_server" --mode "$mode"
 server=$SERVER_PORT

@@ -20,27 +20,22 @@
 # The test suite runs it short: MODES="arena_pool fragments" CONNECTIONS=2 HOLD=2 IDLE=3.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+. scripts/lib/measurement_start.sh
 build=${1:-build}
 modes=${MODES:-heap reuse arena arena_pool fragments} connections_list=${CONNECTIONS:-1 2 4}
 calls=${CALLS:-256} items=${ITEMS:-10000} hold=${HOLD:-5} idle=${IDLE:-10} overhead_mib=${OVERHEAD_MIB:-160}
-for bin in "$build/server/reco_server" "$build/client/reco_load"; do
-  [ -x "$bin" ] || { echo "$bin is missing: run scripts/build.sh first" >&2; exit 1; }
-done
-for v in calls items hold idle overhead_mib; do
-  [[ "${!v}" =~ ^[1-9][0-9]*$ ]] || { echo "${v^^}=${!v} is not a positive integer" >&2; exit 2; }
-done
+require_reco_binaries "$build"
+require_positive_integers calls items hold idle overhead_mib
 raw_client=tests/hostile/raw_http2_client.py
 budget_mib=256  # reco_server's default --inflight_budget_bytes
 bound_mib=$((budget_mib + overhead_mib))
 
-work=$(mktemp -d)
-. scripts/lib/reco_servers.sh
-trap 'stop_reco_servers || true; rm -rf "$work"' EXIT
+measurement_work_dir work
 
 kib() { awk -v k="$1" '$1 == k":" {print $2}' "/proc/$2/status"; }
 mib() { echo $(( $1 / 1024 )); }
 
-echo "machine: $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2- | sed 's/^ //'), $(nproc) CPUs"
+echo "machine: $(machine_cpus)"
 echo "bound on peak RSS: ${budget_mib} MiB budget + ${overhead_mib} MiB overhead = ${bound_mib} MiB"
 printf '%-11s %-13s %5s %7s %8s %9s %10s %9s\n' mode client conns ok refused "rss_MiB" "peak_MiB" "after_MiB"
 failed=0
@@ -55,10 +50,7 @@ for mode in $modes; do
         "$build/client/reco_load" --target "$mode=127.0.0.1:$port" --connections "$conns" \
           --concurrency $((conns * calls)) --items "$items" --duration "${hold}s" --warmup 0s --rounds 1 \
           --max_error_rate 1 --quiet --json "$work/flood.json" >/dev/null
-        read -r ok refused < <(/usr/bin/python3 -c '
-import json, sys
-t = json.load(open(sys.argv[1]))["targets"][0]["client"]
-print(t["ok"], t["errors_by_code"].get("RESOURCE_EXHAUSTED", 0))' "$work/flood.json")
+        read -r ok refused < <(/usr/bin/python3 scripts/flood_counts.py reco_load "$work/flood.json")
       else
         raw_pids=()
         for ((i = 0; i < conns; i++)); do
@@ -66,13 +58,7 @@ print(t["ok"], t["errors_by_code"].get("RESOURCE_EXHAUSTED", 0))' "$work/flood.j
           raw_pids+=($!)
         done
         wait "${raw_pids[@]}"  # not a bare wait: the server is a child too
-        read -r ok refused < <(/usr/bin/python3 -c '
-import json, sys
-ok = refused = 0
-for path in sys.argv[1:]:
-    s = json.load(open(path))["statuses"]
-    ok += s.get("0", 0); refused += s.get("8", 0)
-print(ok, refused)' "$work"/raw*.json)
+        read -r ok refused < <(/usr/bin/python3 scripts/flood_counts.py raw "$work"/raw*.json)
         rm -f "$work"/raw*.json
       fi
       peak=$(kib VmHWM "$pid")

@@ -11,20 +11,14 @@
 # The test suite runs it short (ROUNDS=1 DURATION=1s PROFILES=compact).
 set -euo pipefail
 cd "$(dirname "$0")/.."
+. scripts/lib/measurement_start.sh
 build=${1:-build}
 rounds=${ROUNDS:-5} duration=${DURATION:-4s} profiles=${PROFILES:-realistic compact}
-for bin in "$build/server/reco_server" "$build/client/reco_load"; do
-  [ -x "$bin" ] || { echo "$bin is missing: run scripts/build.sh first" >&2; exit 1; }
-done
-[[ "$rounds" =~ ^[1-9][0-9]*$ ]] || { echo "ROUNDS=$rounds is not a positive integer" >&2; exit 2; }
+require_reco_binaries "$build"
+require_positive_integers rounds
+measurement_work_dir work json_dir
 
-work=$(mktemp -d)
-json_dir=${JSON_DIR:-$work}
-mkdir -p "$json_dir"
-. scripts/lib/reco_servers.sh
-trap 'stop_reco_servers || true; rm -rf "$work"' EXIT
-
-echo "machine: $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2- | sed 's/^ //'), $(nproc) CPUs"
+echo "machine: $(machine_cpus)"
 start_reco_server "$work/copied.log" "$build/server/reco_server" --mode fragments || exit 1
 copied=$SERVER_PORT
 start_reco_server "$work/zero_copy.log" "$build/server/reco_server" --mode fragments \

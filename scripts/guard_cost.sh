@@ -14,20 +14,14 @@
 # The test suite runs it short (ROUNDS=1 DURATION=1s) to keep it working.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+. scripts/lib/measurement_start.sh
 build=${1:-build}
 modes=${MODES:-heap arena_pool} rounds=${ROUNDS:-7} duration=${DURATION:-5s} items=${ITEMS:-200}
-for bin in "$build/server/reco_server" "$build/client/reco_load"; do
-  [ -x "$bin" ] || { echo "$bin is missing: run scripts/build.sh first" >&2; exit 1; }
-done
-[[ "$rounds" =~ ^[1-9][0-9]*$ ]] || { echo "ROUNDS=$rounds is not a positive integer" >&2; exit 2; }
+require_reco_binaries "$build"
+require_positive_integers rounds
+measurement_work_dir work json_dir
 
-work=$(mktemp -d)
-json_dir=${JSON_DIR:-$work}
-mkdir -p "$json_dir"
-. scripts/lib/reco_servers.sh
-trap 'stop_reco_servers || true; rm -rf "$work"' EXIT
-
-echo "machine: $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2- | sed 's/^ //'), $(nproc) CPUs"
+echo "machine: $(machine_cpus)"
 for mode in $modes; do
   start_reco_server "$work/$mode-guarded.log" "$build/server/reco_server" --mode "$mode" || exit 1
   guarded=$SERVER_PORT
@@ -41,12 +35,5 @@ for mode in $modes; do
   echo
   echo "$mode:"
   /usr/bin/python3 scripts/lib/paired_ratios.py "$json_dir/guard_cost_$mode.json" unguarded guarded
-  /usr/bin/python3 - "$json_dir/guard_cost_$mode.json" <<'EOF'
-import json, sys
-g = {t["name"]: t for t in json.load(open(sys.argv[1]))["targets"]}["guarded"]
-trim, rpcs = g["server"].get("trim", {}), g["server"].get("rpcs") or 0
-print(f"  malloc_trim calls      {g['figures'].get('server_trims')}")
-if rpcs:
-    print(f"  trim time per RPC      {trim.get('seconds', 0) * 1e6 / rpcs:.2f} us ({trim.get('trims', 0)} trims)")
-EOF
+  /usr/bin/python3 scripts/guard_cost_trims.py "$json_dir/guard_cost_$mode.json"
 done

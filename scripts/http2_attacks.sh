@@ -48,47 +48,6 @@ for attack in $attacks; do
   done
 done
 
-/usr/bin/python3 - "$out" $attacks -- $modes <<'EOF'
-import json, os, sys
-out = sys.argv[1]
-i = sys.argv.index("--")
-attacks, modes = sys.argv[2:i], sys.argv[i + 1:]
-mib = lambda b: f"{b / 2**20:.0f}"
-print("| attack | mode | sent | server CPU s | RSS MiB before / peak / after | leases acquired / created / unpooled / in use after | probes ok / timeout / error | first OK call after the attack | server's answer | SIGTERM after |")
-print("|---|---|---|---|---|---|---|---|---|---|")
-for attack in attacks:
-    for mode in modes:
-        try:
-            d = json.load(open(os.path.join(out, f"{mode}.{attack}.json")))
-        except (OSError, ValueError):
-            print(f"| {attack} | {mode} | (no result) |||||"); continue
-        a, s, af, p = d["attack"], d["server"], d["after"], d["probes"]
-        st = af.get("stats", {})
-        if attack == "rapid_reset":
-            sent = f"{a['streams_sent']:,} streams ({a['streams_per_s']:,.0f}/s)"
-        else:
-            sent = f"{a['bytes_sent'] / 1e6:.1f} MB ({a['mb_per_s']:.2f} MB/s)"
-        if "connections" in a:  # through the edge, reconnecting
-            sent += f" over {a['connections']} connections"
-        answer = []
-        if "goaways" in a:
-            answer.append(f"{a['goaways']} GOAWAY, {a['connections_closed_by_server']} of {a['connections']} connections closed")
-        elif a["goaway"]: answer.append(f"GOAWAY x{a['goaway']} (error {a['goaway_error']}) at {a['goaway_at_s']:.2f} s")
-        if a["closed_by_server"]: answer.append(f"closed at {a['closed_at_s']:.3f} s ({a['closed_how']})")
-        if a["rst_stream_received"]: answer.append(f"{a['rst_stream_received']} RST_STREAM")
-        for code, msg in a.get("first_grpc_statuses", [])[:2]: answer.append(f"status {code} '{msg}'")
-        if not af.get("alive"): answer.append("SERVER DIED")
-        r = af.get("recovery", {})
-        try:
-            stop = open(os.path.join(out, f"{mode}.{attack}.stop")).read().strip()
-        except OSError:
-            stop = "?"
-        recovered = "never" if r.get("first_ok_after_s") is None else f"{r['first_ok_after_s']:.1f} s ({r['failed_calls']} failed)"
-        print(f"| {attack} | {mode} | {sent} | {af.get('cpu_seconds', float('nan')):.2f} | "
-              f"{mib(s['rss_before_bytes'])} / {mib(max(s['rss_peak_sampled_bytes'], st.get('peak_rss_bytes', 0)))} / "
-              f"{mib(af.get('rss_bytes', 0))} | {st.get('store_acquired', '-')} / {st.get('store_created', '-')} / "
-              f"{st.get('store_unpooled', '-')} / {st.get('store_in_use', '-')} | "
-              f"{p['ok']} / {p['timeouts']} / {p['errors'] + p['wrong_reply']} | {recovered} | {'; '.join(answer) or 'none'} | {stop} |")
-EOF
+/usr/bin/python3 "$root/scripts/http2_attacks_table.py" "$out" $attacks -- $modes
 echo
 echo "JSON per run: $out"

@@ -16,19 +16,11 @@ set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 . "$root/scripts/lib/mallocs.sh"
 . "$root/scripts/lib/reco_servers.sh"
+. "$root/scripts/lib/machine_load.sh"
+. "$root/scripts/lib/script_flags.sh"
 
 short=0 build=$root/build out="" profiles="realistic compact"
-while [ $# -gt 0 ]; do
-  case "$1" in
-    --short) short=1 ;;
-    --build) build=${2:?--build needs a directory}; shift ;;
-    --out) out=${2:?--out needs a directory}; shift ;;
-    --profiles) profiles=${2:?--profiles needs a list}; shift ;;
-    -h|--help) sed -n '2,15p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
-    *) echo "malloc_swap.sh: unknown argument '$1' (see --help)" >&2; exit 2 ;;
-  esac
-  shift
-done
+parse_flags "$0" "--short! --build --out --profiles" "$@"
 for p in $profiles; do
   case $p in realistic|compact) ;; *) echo "malloc_swap.sh: --profiles: unknown profile '$p'" >&2; exit 2 ;; esac
 done
@@ -61,7 +53,7 @@ done
 start_reco_server --preload "" "$out/server-arena_pool-glibc.log" "$build/server/reco_server" --mode arena_pool || exit 1
 targets+=(--target "arena_pool-glibc=127.0.0.1:$SERVER_PORT")
 
-echo "malloc_swap.sh: $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2- | sed 's/^ //'), $(nproc) CPUs;" \
+echo "malloc_swap.sh: $(machine_cpus);" \
      "load before: $(cut -d' ' -f1-3 /proc/loadavg)"
 for profile in $profiles; do
   echo "malloc_swap.sh: reco_load, $profile text: ${load_flags[*]}"

@@ -45,69 +45,6 @@ trap 'stop_reco_servers || true; rm -rf "$stubs"' EXIT
 protoc -I proto --python_out="$stubs" --grpc_python_out="$stubs" \
   --plugin=protoc-gen-grpc_python=/usr/bin/grpc_python_plugin proto/stats.proto
 
-# The sampler: every second one GetStats (no reset), one CSV row; stops when the
-# load process ($2) has exited. Rates are per second between samples.
-cat >"$stubs/sampler.py" <<'PY'
-import csv, os, sys, time
-import grpc
-import stats_pb2, stats_pb2_grpc
-
-target, load_pid, path = sys.argv[1], int(sys.argv[2]), sys.argv[3]
-stub = stats_pb2_grpc.ServerStatsStub(grpc.insecure_channel(target))
-fields = ["t_s", "rss_bytes", "peak_rss_bytes", "heap_arena_bytes", "heap_in_use_bytes", "heap_free_bytes",
-          "rpcs_per_s", "errors", "allocs_per_s", "alloc_bytes_per_s", "store_in_use", "store_idle"]
-with open(path, "w", newline="") as f:
-    w = csv.writer(f)
-    w.writerow(fields)
-    start, prev = time.monotonic(), None
-    while True:
-        s = stub.GetStats(stats_pb2.GetStatsRequest(), timeout=5)
-        now = time.monotonic() - start
-        if prev is not None:
-            dt = now - prev[0]
-            p = prev[1]
-            w.writerow([f"{now:.2f}", s.rss_bytes, s.peak_rss_bytes, s.malloc_heap.arena_bytes,
-                        s.malloc_heap.in_use_bytes, s.malloc_heap.free_bytes,
-                        f"{(s.rpcs - p.rpcs) / dt:.1f}", s.rpc_errors,
-                        f"{(s.process_allocations.allocs - p.process_allocations.allocs) / dt:.0f}",
-                        f"{(s.process_allocations.bytes - p.process_allocations.bytes) / dt:.0f}",
-                        s.store.in_use, s.store.idle])
-            f.flush()
-        prev = (now, s)
-        try:
-            os.kill(load_pid, 0)
-        except ProcessLookupError:
-            break
-        time.sleep(1.0)
-PY
-
-# The verdict on one CSV (see the top of this file). Prints the figures; exit 1 = fail.
-cat >"$stubs/judge.py" <<'PY'
-import csv, sys
-path, max_growth = sys.argv[1], float(sys.argv[2])
-rows = list(csv.DictReader(open(path)))
-if len(rows) < 6:
-    print(f"only {len(rows)} samples"); sys.exit(1)
-steady = rows[len(rows) // 4:]          # after warm-up
-half = steady[len(steady) // 2:]        # the second half of the steady part
-t = [float(r["t_s"]) for r in half]
-rss = [int(r["rss_bytes"]) for r in half]
-n, mt, mr = len(t), sum(t) / len(t), sum(rss) / len(rss)
-slope = sum((a - mt) * (b - mr) for a, b in zip(t, rss)) / max(1e-9, sum((a - mt) ** 2 for a in t))
-span = t[-1] - t[0]
-growth = slope * span
-rel = growth / mr
-errors = int(rows[-1]["errors"])
-rate = sum(float(r["rpcs_per_s"]) for r in steady) / len(steady)
-free = [int(r["heap_free_bytes"]) for r in steady]
-allocs = sum(float(r["allocs_per_s"]) for r in steady) / len(steady)
-ok = errors == 0 and not (rel > max_growth and growth > 4 * 1024 * 1024)
-print(f"{rate:.0f} rpc/s, RSS {rss[0] / 2**20:.1f} -> {rss[-1] / 2**20:.1f} MiB, second-half slope "
-      f"{slope / 1024:.1f} KiB/s = {growth / 2**20:+.2f} MiB ({rel * 100:+.2f} %) over {span:.0f} s, "
-      f"malloc free {min(free) / 2**20:.1f}-{max(free) / 2**20:.1f} MiB, {allocs:.0f} allocs/s, errors {errors}")
-sys.exit(0 if ok else 1)
-PY
-
 fails=0
 for mode in $modes; do
   log="$out/$mode.server.log"
@@ -126,21 +63,15 @@ for mode in $modes; do
   "$build/client/reco_load" "${common[@]}" --duration "${seconds}s" --warmup 0s --rate "$rate" \
     --verify_every 16 --json "$out/$mode.soak.json" >"$out/$mode.load.log" 2>&1 &
   load_pid=$!
-  PYTHONPATH="$stubs" $py "$stubs/sampler.py" "$target" "$load_pid" "$out/$mode.csv" &
+  PYTHONPATH="$stubs" $py scripts/soak_stats.py sample "$target" "$load_pid" "$out/$mode.csv" &
   sampler_pid=$!
   load_rc=0
   wait "$load_pid" || load_rc=$?
   wait "$sampler_pid" || true
-  in_use=$(PYTHONPATH="$stubs" $py -c 'import sys, grpc, stats_pb2, stats_pb2_grpc, time
-stub = stats_pb2_grpc.ServerStatsStub(grpc.insecure_channel(sys.argv[1]))
-for _ in range(50):
-    n = stub.GetStats(stats_pb2.GetStatsRequest(), timeout=5).store.in_use
-    if n == 0: break
-    time.sleep(0.1)
-print(n)' "$target")
+  in_use=$(PYTHONPATH="$stubs" $py scripts/soak_stats.py leases "$target")
   stop_reco_server
 
-  verdict=$($py "$stubs/judge.py" "$out/$mode.csv" "$max_growth") && judged=0 || judged=$?
+  verdict=$($py scripts/soak_judge.py "$out/$mode.csv" "$max_growth") && judged=0 || judged=$?
   if [ $judged -eq 0 ] && [ $load_rc -eq 0 ] && [ "$in_use" = 0 ]; then
     echo "soak $mode: ok      max ${max_rate%.*} rpc/s, held at ${share}: $verdict"
   else

@@ -12,14 +12,7 @@ fails=0
 for m in tcmalloc jemalloc mimalloc; do
   lib=$(malloc_library "$m") || { echo "FAIL: $m not installed"; fails=$((fails + 1)); continue; }
   LD_PRELOAD=$lib "$ledger" "${args[@]}" >/tmp/ledger_$m.$$ || { echo "FAIL: ledger crashed under $m"; fails=$((fails + 1)); continue; }
-  if /usr/bin/python3 - /tmp/ledger_glibc.$$ /tmp/ledger_$m.$$ "$m" <<'PY'
-import json, sys
-base, other, name = json.load(open(sys.argv[1])), json.load(open(sys.argv[2])), sys.argv[3]
-assert base["malloc"] == "glibc", base["malloc"]
-assert other["malloc"] == name, f'ledger says malloc is {other["malloc"]}, expected {name}'
-assert other["modes"] == base["modes"], f"counts differ under {name}"
-assert other["modes"]["heap"]["build"]["allocs"] > 1000
-PY
+  if /usr/bin/python3 "$here/tools/check_ledger_under_malloc.py" /tmp/ledger_glibc.$$ /tmp/ledger_$m.$$ "$m"
   then echo "ok   $m: served the allocations and the counts equal glibc's"
   else echo "FAIL $m"; fails=$((fails + 1)); fi
 done

@@ -1,5 +1,6 @@
-# Source this file. How busy the machine is BEFORE a measurement starts, in one line,
-# so that a result taken on a busy machine says so (scripts/run.sh, bench/matrix.sh).
+# Source this file. Which machine a measurement runs on and how busy it is BEFORE the
+# measurement starts, each in one line, so that a result says where it was taken and
+# whether the machine was busy (scripts/run.sh, bench/matrix.sh, the measurement scripts).
 # Safe under `set -euo pipefail`.
 #
 #   machine_load_line     prints "load 0.12, 3% busy over 1 s": the 1-minute load
@@ -17,6 +18,8 @@
 #                         measured process (OWN_CPU_SECONDS, e.g. from bash's `time`):
 #                         the noise guard for a run that is not reco_load's, such as
 #                         reco_bench in bench/matrix.sh. Never below 0.
+#   machine_cpus          prints "MODEL, N CPUs": the CPU's model name and how many
+#                         CPUs this process may use, the line a measurement opens with.
 
 busy_percent() {
   local -a a b
@@ -46,6 +49,10 @@ other_cpu_percent() {
   busy=$(( $(busy_ticks "$2") - $(busy_ticks "$1") ))
   awk -v b="$busy" -v t="$ticks" -v own="$3" -v wall="$4" -v c="$cpus" \
     'BEGIN { o = (b / t - own) / (wall * c) * 100; if (o < 0 || wall <= 0) o = 0; printf "%.0f\n", o }'
+}
+
+machine_cpus() {
+  echo "$(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2- | sed 's/^ //'), $(nproc) CPUs"
 }
 
 machine_load_line() {

@@ -45,13 +45,7 @@ expect_merge() {
   grep -qF -- "$text" "$tmp/x.err" || fail "reco_load merge $*: stderr lacks '$text': $(cat "$tmp/x.err")"
 }
 expect_merge "$tmp/a.json: cannot merge with $tmp/a.json: the same run twice" "$tmp/a.json" "$tmp/a.json"
-/usr/bin/python3 - "$tmp/a.json" "$tmp/other.json" <<'PY'
-import json, sys
-doc = json.load(open(sys.argv[1]))
-doc["parameters"]["rounds"] = 2
-doc["environment"]["started_utc"] = "another run"
-json.dump(doc, open(sys.argv[2], "w"))
-PY
+/usr/bin/python3 "$here/make_other_run.py" "$tmp/a.json" "$tmp/other.json"
 expect_merge "$tmp/other.json: cannot merge with $tmp/a.json: rounds differ" "$tmp/a.json" "$tmp/other.json"
 # A run made after the first two: its window did not overlap theirs.
 timeout 60 "$load" "${short[@]}" --json "$tmp/later.json" >"$tmp/later.out" 2>&1 || fail "third reco_load exited $?: $(cat "$tmp/later.out")"

@@ -7,7 +7,7 @@
 # so machine noise hits both alike and each round gives one paired ratio
 # reco_load / h2load.
 #
-#   client/compare_h2load.sh [BUILD_DIR]    (default: build)
+#   scripts/compare_h2load.sh [BUILD_DIR]    (default: build)
 #   env: MODES="ceiling arena_pool" ROUNDS=5 DURATION=5 WARMUP=1 CONCURRENCY=16
 #        CONNECTIONS=2 ITEMS=200 THREADS=(one per connection, at most the CPUs; both tools)
 #        JSON=FILE (per-run figures)
@@ -26,21 +26,16 @@
 # the bytes it received per request against the response size instead.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+. scripts/lib/measurement_start.sh
 build=${1:-build}
 modes=${MODES:-ceiling arena_pool} rounds=${ROUNDS:-5} seconds=${DURATION:-5} warmup=${WARMUP:-1}
 concurrency=${CONCURRENCY:-16} connections=${CONNECTIONS:-2} items=${ITEMS:-200}
-for v in rounds seconds warmup concurrency connections items; do
-  [[ ${!v} =~ ^[1-9][0-9]*$ ]] || { echo "${v^^} must be a positive integer, got '${!v}'" >&2; exit 2; }
-done
+require_positive_integers rounds seconds warmup concurrency connections items
 [ $((concurrency % connections)) -eq 0 ] || { echo "CONCURRENCY must be a multiple of CONNECTIONS" >&2; exit 2; }
 command -v h2load >/dev/null || { echo "h2load is not installed (package nghttp2-client; scripts/setup.sh)" >&2; exit 1; }
-for bin in "$build/server/reco_server" "$build/client/reco_load"; do
-  [ -x "$bin" ] || { echo "$bin is missing: run scripts/build.sh first" >&2; exit 1; }
-done
+require_reco_binaries "$build"
 
-work=$(mktemp -d)
-. scripts/lib/reco_servers.sh
-trap 'stop_reco_servers || true; rm -rf "$work"' EXIT
+measurement_work_dir work
 
 declare -A port pid
 for mode in $modes; do
@@ -87,18 +82,11 @@ run_reco_load() {  # MODE ROUND
     --rounds 1 --concurrency "$concurrency" --connections "$connections" --items "$items" --variants 1 \
     --threads "$threads" --quiet --json "$work/rl.json" >/dev/null
   s1=$(cpu_seconds_of "${pid[$mode]}")
-  /usr/bin/python3 - "$work/rl.json" "$mode" "$round" "$s0" "$s1" >>"$work/runs.jsonl" <<'PY'
-import json, sys
-c = json.load(open(sys.argv[1]))["targets"][0]["client"]
-print(json.dumps({"tool": "reco_load", "mode": sys.argv[2], "round": int(sys.argv[3]),
-                  "rps": c["ok"] / c["seconds"], "client_cpu_seconds": c["client_cpu_seconds"],
-                  "client_cpu_requests": c["completed"], "wall_seconds": None,
-                  "server_cpu_seconds": float(sys.argv[5]) - float(sys.argv[4]),
-                  "threads": json.load(open(sys.argv[1]))["parameters"].get("threads")}))
-PY
+  /usr/bin/python3 scripts/compare_h2load_runs.py reco_load "$work/rl.json" "$mode" "$round" "$s0" "$s1" \
+    >>"$work/runs.jsonl"
 }
 
-echo "machine: $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2- | sed 's/^ //'), $(nproc) CPUs;" \
+echo "machine: $(machine_cpus);" \
      "load before: $(cut -d' ' -f1-3 /proc/loadavg)"
 echo "both tools: $threads thread(s), $connections connections x $per_conn streams, ${warmup} s warm-up + ${seconds} s, $items items;" \
      "modes: $modes; $rounds rounds"
@@ -107,12 +95,8 @@ for round in $(seq "$rounds"); do
   for mode in $modes; do
     if [ $((round % 2)) -eq 1 ]; then run_h2load "$mode" "$round"; run_reco_load "$mode" "$round"
     else run_reco_load "$mode" "$round"; run_h2load "$mode" "$round"; fi
-    tail -n2 "$work/runs.jsonl" | /usr/bin/python3 -c '
-import json, sys
-runs = {r["tool"]: r for r in map(json.loads, sys.stdin)}
-h, r = runs["h2load"]["rps"], runs["reco_load"]["rps"]
-print("round %d %10s: h2load %8.0f req/s, reco_load %8.0f req/s (x%.2f)" % (runs["h2load"]["round"], runs["h2load"]["mode"], h, r, r / h))'
+    tail -n2 "$work/runs.jsonl" | /usr/bin/python3 scripts/compare_h2load_runs.py round
   done
 done
-/usr/bin/python3 client/compare_h2load_summary.py "$work/runs.jsonl" "$seconds" "$warmup"
+/usr/bin/python3 scripts/compare_h2load_summary.py "$work/runs.jsonl" "$seconds" "$warmup"
 [ -z "${JSON:-}" ] || cp "$work/runs.jsonl" "$JSON"

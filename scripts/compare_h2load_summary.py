@@ -1,4 +1,4 @@
-"""Summarizes client/compare_h2load.sh's runs: per mode, paired ratios reco_load / h2load.
+"""Summarizes scripts/compare_h2load.sh's runs: per mode, paired ratios reco_load / h2load.
 
     compare_h2load_summary.py RUNS.jsonl DURATION WARMUP
 

@@ -2,7 +2,7 @@
 # Requests per second of reco_server in each memory mode under h2load, with the
 # server's phase measurement on and off, plus the server's own per-RPC figures.
 # The numbers docs/server.md quotes come from this script.
-#   server/h2load_modes.sh [BUILD_DIR] [REQUESTS] [PROFILE compact|realistic] [ROUNDS]
+#   scripts/h2load_modes.sh [BUILD_DIR] [REQUESTS] [PROFILE compact|realistic] [ROUNDS]
 # Each run: h2load -n REQUESTS -c 4 -m 4 -t 1 (4 connections x 4 streams, 1 thread),
 # 200 items per response; modes and measure on/off are interleaved, ROUNDS times.
 set -euo pipefail
@@ -12,7 +12,7 @@ profile=${3:-compact}
 rounds=${4:-2}
 here=$(cd "$(dirname "$0")" && pwd)
 server=$build/server/reco_server
-. "$here/../scripts/lib/reco_servers.sh"
+. "$here/lib/reco_servers.sh"
 reco_test_dir tmp
 
 # user_id "ledger-user", item_count 200, text_profile, seed 1 (the ledger's request).

@@ -1,0 +1,84 @@
+"""Checks the page and raw results of `bench/matrix.sh --short`; fails by assertion.
+
+    check_matrix_short.py WORK_DIR
+
+WORK_DIR is bench/matrix_short_test.sh's folder: out.txt (matrix.sh's output),
+page/RESULTS.md and page/results/*.svg (the page and its charts), raw/MALLOC/ (each
+malloc's reco_load and reco_bench JSON). Checks that the page names all four mallocs
+as run or SKIPPED (glibc always runs), has the ceiling row with its share once per
+malloc run and says how busy the machine was; that every reco_load target of every
+malloc answered without error, and reco_bench ran every case; that the charts parse
+as SVG and the page links them. No speed is asserted.
+"""
+import json
+import os
+import re
+import sys
+import xml.etree.ElementTree as ET
+
+TARGETS = ["heap", "reuse", "arena", "arena_pool", "fragments", "ceiling"]
+
+
+def mallocs_run(page, out):
+    """The mallocs the page says ran; a SKIPPED one must be said so in the output too."""
+    ran = []
+    for m in ("glibc", "tcmalloc", "jemalloc", "mimalloc"):
+        status = re.search(r"\*\*%s\*\* (ran|SKIPPED)" % m, page)
+        assert status, "the page does not name %s as run or SKIPPED" % m
+        if status.group(1) == "SKIPPED":
+            assert "%s SKIPPED" % m in out, "%s skipped in the page but not in the output" % m
+        else:
+            ran.append(m)
+    assert "glibc" in ran, "glibc needs no library: it must always run"
+    return ran
+
+
+def check_raw(raw_dir, m):
+    """One malloc's raw results: reco_load's every target clean, reco_bench's every case."""
+    doc = json.load(open(os.path.join(raw_dir, m, "load-realistic.json")))
+    names = [t["name"] for t in doc["targets"]]
+    assert names == TARGETS, names
+    assert doc["error_rate"] == 0, (m, doc["error_rate"], doc["warnings"])
+    assert doc["parameters"]["ceiling"] == "ceiling"
+    for t in doc["targets"]:
+        assert t["figures"]["qps"] > 0, (m, t["name"])
+        assert t["server"]["mode"] == t["name"], (m, t["name"], t["server"]["mode"])
+        assert 0 < t["qps_share_of_ceiling"], (m, t["name"])
+        assert t["ratios_to_baseline"]["qps"]["rounds"] == 1, (m, t["name"], t["ratios_to_baseline"]["qps"])
+        assert all("other_cpu_share" in r["machine"] for r in t["rounds"]), (m, t["name"])
+    bench = json.load(open(os.path.join(raw_dir, m, "bench.json")))
+    names = {r["name"] for r in bench["benchmarks"]}
+    assert len([n for n in names if n.startswith("BM_Cycle/")]) == 24, sorted(names)
+    assert len([n for n in names if n.startswith("BM_Parse/")]) == 8, sorted(names)
+    assert bench["context"]["malloc"] == m, (m, bench["context"]["malloc"])
+
+
+def check_charts(page_dir, page):
+    svgs = sorted(os.listdir(os.path.join(page_dir, "results")))
+    assert svgs == ["cycle-200-compact.svg", "cycle-200-realistic.svg", "service-qps-realistic.svg"], svgs
+    for name in svgs:
+        root = ET.parse(os.path.join(page_dir, "results", name)).getroot()
+        assert root.tag.endswith("svg") and root.findall(".//{http://www.w3.org/2000/svg}rect"), name
+        assert "(results/%s)" % name in page, name
+    return svgs
+
+
+def main():
+    work = sys.argv[1]
+    page = open(os.path.join(work, "page", "RESULTS.md")).read()
+    out = open(os.path.join(work, "out.txt")).read()
+    ran = mallocs_run(page, out)
+    # The ceiling row, and its share of itself, once per malloc that ran.
+    row = re.search(r"^\| `ceiling` \|(.*)\|$", page, re.M)
+    assert row, "no ceiling row in the service table"
+    assert row.group(1).count("**100 %**") == len(ran), row.group(0)
+    assert "QPS share of ceiling" in out, "reco_load's table has no share row"
+    assert "machine before run: load " in page, "the page does not say how busy the machine was before the run"
+    for m in ran:
+        check_raw(os.path.join(work, "raw"), m)
+    svgs = check_charts(os.path.join(work, "page"), page)
+    print("matrix short: page, %d malloc(s) run, ceiling row, %d charts" % (len(ran), len(svgs)))
+
+
+if __name__ == "__main__":
+    main()
