@@ -80,7 +80,7 @@ struct LoadOptions {
   // Threads that drive the completion queues, each with its own. 0: one per connection,
   // at most the machine's CPUs (ResolvedThreads). One thread was the limit against
   // fast targets: with 2 connections, 2 threads raised the ceiling's req/s and lowered
-  // the server's CPU per RPC (client/compare_h2load.sh, docs/load-client.md).
+  // the server's CPU per RPC (scripts/compare_h2load.sh, docs/load-client.md).
   int threads = 0;
   // Requests per second; 0 means closed loop.
   double rate = 0;

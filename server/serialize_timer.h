@@ -12,7 +12,7 @@
 //
 // Cost: with any interceptor installed gRPC makes a ServerRpcInfo, its interceptor
 // list and the interceptor for every RPC: 5 more allocations per Recommend RPC in
-// process_allocations (measured: server/h2load_modes.sh, --measure=true vs false),
+// process_allocations (measured: scripts/h2load_modes.sh, --measure=true vs false),
 // none in a phase. Only Recommend gets an interceptor; other methods get none.
 //
 // Example:
