@@ -58,6 +58,35 @@ TEST(RenderJson, HoldsFiguresParametersAndEnvironment) {
   EXPECT_NEAR(p99, 0.99, 0.01);
 }
 
+// The paths of the string values in `j` that hold an integer ("15677").
+void IntegersAsStrings(const nlohmann::json& j, const std::string& path, std::vector<std::string>* out) {
+  if (j.is_string()) {
+    const std::string& s = j.get_ref<const std::string&>();
+    if (!s.empty() && s.find_first_not_of("-0123456789") == std::string::npos) out->push_back(path);
+  }
+  if (j.is_object()) {
+    for (const auto& [key, value] : j.items()) IntegersAsStrings(value, path + "/" + key, out);
+  }
+  if (j.is_array()) {
+    for (size_t i = 0; i < j.size(); ++i) IntegersAsStrings(j[i], path + "/" + std::to_string(i), out);
+  }
+}
+
+// Protobuf's JSON prints a 64-bit integer as a string, which breaks a consumer doing
+// arithmetic (scripts sum "ok" and "sum_ns"); proto/load_report.proto keeps every
+// count a JSON number, except the seed (any uint64, kept exact).
+TEST(RenderJson, CountsAreJsonNumbers) {
+  RunReport r = SampleReport();
+  r.options.rate = 1000;  // open loop: every histogram is written
+  for (TargetResult& t : r.targets) t.rounds[0].window_start_unix_ms = 1'764'583'200'000;
+  const nlohmann::json doc = nlohmann::json::parse(RenderJson(r));
+  std::vector<std::string> strings;
+  IntegersAsStrings(doc, "", &strings);
+  EXPECT_EQ(strings, std::vector<std::string>{"/parameters/seed"});
+  EXPECT_TRUE(doc["targets"][0]["client"]["latency"]["sum_ns"].is_number());
+  EXPECT_TRUE(doc["targets"][0]["rounds"][0]["window_start_unix_ms"].is_number());
+}
+
 TEST(RenderCsv, OneRowPerTargetAndRoundPlusTotalsAndRatios) {
   std::string csv = RenderCsv(SampleReport());
   std::vector<std::string> lines = absl::StrSplit(csv, '\n', absl::SkipEmpty());
