@@ -3,6 +3,9 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
 
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
@@ -63,6 +66,39 @@ std::string UtcTime(int64_t unix_ms) {
   return absl::FormatTime("%H:%M:%E3S", absl::FromUnixMillis(unix_ms), absl::UTCTimeZone());
 }
 
+// How one round's windows lined up across the inputs that recorded theirs.
+struct RoundWindows {
+  const RoundResult* latest_start = nullptr;  // the window that started last
+  const NamedReport* latest_start_input = nullptr;
+  const RoundResult* earliest_end = nullptr;  // the window that ended first
+  const NamedReport* earliest_end_input = nullptr;
+  int64_t shortest_ms = INT64_MAX;
+
+  // Earliest end minus latest start: <= 0 when two windows did not overlap at all.
+  int64_t overlap_ms() const { return earliest_end->window_end_unix_ms - latest_start->window_start_unix_ms; }
+};
+
+// Round k of target t in every input; nullopt when fewer than two windows are known,
+// or the one that started last also ended first (it lies inside all the others).
+std::optional<RoundWindows> WindowsOf(const std::vector<NamedReport>& inputs, size_t t, size_t k) {
+  RoundWindows w;
+  for (const NamedReport& in : inputs) {
+    const RoundResult& r = in.report.targets[t].rounds[k];
+    if (r.window_start_unix_ms <= 0 || r.window_end_unix_ms < r.window_start_unix_ms) continue;
+    if (!w.latest_start || r.window_start_unix_ms > w.latest_start->window_start_unix_ms) {
+      w.latest_start = &r;
+      w.latest_start_input = &in;
+    }
+    if (!w.earliest_end || r.window_end_unix_ms < w.earliest_end->window_end_unix_ms) {
+      w.earliest_end = &r;
+      w.earliest_end_input = &in;
+    }
+    w.shortest_ms = std::min(w.shortest_ms, r.window_end_unix_ms - r.window_start_unix_ms);
+  }
+  if (!w.latest_start || w.latest_start_input == w.earliest_end_input) return std::nullopt;
+  return w;
+}
+
 // Every round must have run at the same time in every input that recorded its window:
 // the merged QPS is all the inputs' responses over ONE window, so runs made one after
 // the other would overstate it by the number of inputs. No overlap at all is refused,
@@ -73,32 +109,20 @@ absl::Status CheckWindowsOverlap(const std::vector<NamedReport>& inputs, std::ve
   std::string worst_where;
   for (size_t t = 0; t < inputs[0].report.targets.size(); ++t) {
     for (size_t k = 0; k < inputs[0].report.targets[t].rounds.size(); ++k) {
-      const NamedReport* latest_start = nullptr;
-      const NamedReport* earliest_end = nullptr;
-      int64_t shortest = INT64_MAX;
-      for (const NamedReport& in : inputs) {
-        const RoundResult& r = in.report.targets[t].rounds[k];
-        if (r.window_start_unix_ms <= 0 || r.window_end_unix_ms < r.window_start_unix_ms) continue;
-        auto round_of = [&](const NamedReport* n) -> const RoundResult& { return n->report.targets[t].rounds[k]; };
-        if (!latest_start || r.window_start_unix_ms > round_of(latest_start).window_start_unix_ms) latest_start = &in;
-        if (!earliest_end || r.window_end_unix_ms < round_of(earliest_end).window_end_unix_ms) earliest_end = &in;
-        shortest = std::min(shortest, r.window_end_unix_ms - r.window_start_unix_ms);
-      }
-      if (!latest_start || latest_start == earliest_end) continue;
-      const RoundResult& late = latest_start->report.targets[t].rounds[k];
-      const RoundResult& early = earliest_end->report.targets[t].rounds[k];
-      const std::string where =
-          absl::StrCat(inputs[0].report.targets[t].spec.name, " round ", late.round);
-      const int64_t overlap = early.window_end_unix_ms - late.window_start_unix_ms;
-      if (overlap <= 0) {
-        return Mismatch(latest_start->name, earliest_end->name,
+      const std::optional<RoundWindows> w = WindowsOf(inputs, t, k);
+      if (!w) continue;
+      const RoundResult& late = *w->latest_start;
+      const RoundResult& early = *w->earliest_end;
+      const std::string where = absl::StrCat(inputs[0].report.targets[t].spec.name, " round ", late.round);
+      if (w->overlap_ms() <= 0) {
+        return Mismatch(w->latest_start_input->name, w->earliest_end_input->name,
                         absl::StrCat(where, " did not run at the same time (", UtcTime(late.window_start_unix_ms), "-",
                                      UtcTime(late.window_end_unix_ms), " UTC here, ", UtcTime(early.window_start_unix_ms),
                                      "-", UtcTime(early.window_end_unix_ms),
                                      " there): merge the reports of processes started together, whose windows "
                                      "overlap; runs made one after another would overstate QPS"));
       }
-      const double share = shortest > 0 ? static_cast<double>(overlap) / shortest : 1.0;
+      const double share = w->shortest_ms > 0 ? static_cast<double>(w->overlap_ms()) / w->shortest_ms : 1.0;
       if (share < worst) {
         worst = share;
         worst_where = where;
@@ -115,6 +139,32 @@ absl::Status CheckWindowsOverlap(const std::vector<NamedReport>& inputs, std::ve
   return absl::OkStatus();
 }
 
+// Every input against every earlier one (CheckSameRun).
+absl::Status CheckAllSameRun(const std::vector<NamedReport>& inputs) {
+  for (size_t i = 1; i < inputs.size(); ++i) {
+    for (size_t j = 0; j < i; ++j) {
+      if (absl::Status same = CheckSameRun(inputs[j], inputs[i]); !same.ok()) return same;
+    }
+  }
+  return absl::OkStatus();
+}
+
+// Where the merge starts: the first input's options and environment, its targets and
+// round numbers, nothing counted yet.
+RunReport EmptyMerge(const NamedReport& first, const std::string& command_line) {
+  RunReport m;
+  m.options = first.report.options;
+  m.environment = first.report.environment;
+  m.environment.command_line = command_line;
+  m.environment.merged_from.clear();
+  for (size_t t = 0; t < m.options.targets.size(); ++t) {
+    TargetResult& target = m.targets.emplace_back();
+    target.spec = first.report.targets[t].spec;
+    for (const RoundResult& r : first.report.targets[t].rounds) target.rounds.emplace_back().round = r.round;
+  }
+  return m;
+}
+
 // Adds `other` to `into`, keeping the longer window instead of the sum (the
 // windows ran at the same time).
 void MergeConcurrent(ClientFigures& into, const ClientFigures& other) {
@@ -123,67 +173,56 @@ void MergeConcurrent(ClientFigures& into, const ClientFigures& other) {
   into.seconds = seconds;
 }
 
+// The merged window spans all the inputs' (unknown, 0, if any input's is).
+void MergeWindow(const RoundResult& other, bool first_input, RoundResult* round) {
+  if (first_input || (round->window_start_unix_ms > 0 && other.window_start_unix_ms > 0)) {
+    round->window_start_unix_ms =
+        first_input ? other.window_start_unix_ms : std::min(round->window_start_unix_ms, other.window_start_unix_ms);
+    round->window_end_unix_ms = std::max(round->window_end_unix_ms, other.window_end_unix_ms);
+  } else {
+    round->window_start_unix_ms = round->window_end_unix_ms = 0;
+  }
+}
+
+// Adds the `index`-th input to `m`: the load it offered, its counts and histograms,
+// its windows and warnings; a target it drove at another address goes to
+// `addresses_differ`.
+void AddInput(const NamedReport& in, size_t index, RunReport* m, std::vector<std::string>* addresses_differ) {
+  m->environment.merged_from.push_back(in.name);
+  m->environment.started_utc = std::min(m->environment.started_utc, in.report.environment.started_utc);
+  m->wall_seconds = std::max(m->wall_seconds, in.report.wall_seconds);
+  if (index > 0) {
+    m->options.rate += in.report.options.rate;
+    m->options.concurrency += in.report.options.concurrency;
+    m->options.connections += in.report.options.connections;
+    m->options.threads += in.report.options.threads;
+  }
+  for (const std::string& w : in.report.warnings) m->warnings.push_back(absl::StrCat(in.name, ": ", w));
+  for (size_t t = 0; t < m->targets.size(); ++t) {
+    const TargetResult& from = in.report.targets[t];
+    TargetResult& into = m->targets[t];
+    if (from.spec.address != into.spec.address) {
+      addresses_differ->push_back(absl::StrCat(in.name, " drove ", from.spec.name, " at ", from.spec.address));
+    }
+    MergeConcurrent(into.client, from.client);
+    for (size_t k = 0; k < into.rounds.size(); ++k) {
+      MergeConcurrent(into.rounds[k].client, from.rounds[k].client);
+      MergeWindow(from.rounds[k], index == 0, &into.rounds[k]);
+    }
+  }
+}
+
 }  // namespace
 
 absl::StatusOr<RunReport> MergeReports(const std::vector<NamedReport>& inputs, const std::string& command_line) {
   if (inputs.empty()) return absl::InvalidArgumentError("nothing to merge: give at least one report");
-  const NamedReport& first = inputs[0];
-  for (size_t i = 1; i < inputs.size(); ++i) {
-    for (size_t j = 0; j < i; ++j) {
-      absl::Status same = CheckSameRun(inputs[j], inputs[i]);
-      if (!same.ok()) return same;
-    }
-  }
+  if (absl::Status same = CheckAllSameRun(inputs); !same.ok()) return same;
   std::vector<std::string> overlap_warnings;
   if (absl::Status overlap = CheckWindowsOverlap(inputs, &overlap_warnings); !overlap.ok()) return overlap;
 
-  RunReport m;
-  m.options = first.report.options;
-  m.environment = first.report.environment;
-  m.environment.command_line = command_line;
-  m.environment.merged_from.clear();
-  for (size_t t = 0; t < m.options.targets.size(); ++t) {
-    TargetResult target;
-    target.spec = first.report.targets[t].spec;
-    target.rounds.resize(first.report.targets[t].rounds.size());
-    for (size_t k = 0; k < target.rounds.size(); ++k) target.rounds[k].round = first.report.targets[t].rounds[k].round;
-    m.targets.push_back(std::move(target));
-  }
+  RunReport m = EmptyMerge(inputs[0], command_line);
   std::vector<std::string> addresses_differ;
-  for (size_t i = 0; i < inputs.size(); ++i) {
-    const NamedReport& in = inputs[i];
-    m.environment.merged_from.push_back(in.name);
-    m.environment.started_utc = std::min(m.environment.started_utc, in.report.environment.started_utc);
-    m.wall_seconds = std::max(m.wall_seconds, in.report.wall_seconds);
-    if (i > 0) {
-      m.options.rate += in.report.options.rate;
-      m.options.concurrency += in.report.options.concurrency;
-      m.options.connections += in.report.options.connections;
-      m.options.threads += in.report.options.threads;
-    }
-    for (const std::string& w : in.report.warnings) m.warnings.push_back(absl::StrCat(in.name, ": ", w));
-    for (size_t t = 0; t < m.targets.size(); ++t) {
-      const TargetResult& from = in.report.targets[t];
-      TargetResult& into = m.targets[t];
-      if (from.spec.address != into.spec.address) {
-        addresses_differ.push_back(absl::StrCat(in.name, " drove ", from.spec.name, " at ", from.spec.address));
-      }
-      MergeConcurrent(into.client, from.client);
-      for (size_t k = 0; k < into.rounds.size(); ++k) {
-        RoundResult& round = into.rounds[k];
-        const RoundResult& other = from.rounds[k];
-        MergeConcurrent(round.client, other.client);
-        // The merged window spans all the inputs' (unknown if any input's is).
-        if (i == 0 || (round.window_start_unix_ms > 0 && other.window_start_unix_ms > 0)) {
-          round.window_start_unix_ms = i == 0 ? other.window_start_unix_ms
-                                              : std::min(round.window_start_unix_ms, other.window_start_unix_ms);
-          round.window_end_unix_ms = std::max(round.window_end_unix_ms, other.window_end_unix_ms);
-        } else {
-          round.window_start_unix_ms = round.window_end_unix_ms = 0;
-        }
-      }
-    }
-  }
+  for (size_t i = 0; i < inputs.size(); ++i) AddInput(inputs[i], i, &m, &addresses_differ);
   for (TargetResult& t : m.targets) {
     t.server = UnavailableServerFigures(kServerNotMerged);
     for (RoundResult& r : t.rounds) r.server = UnavailableServerFigures(kServerNotMerged);
@@ -194,7 +233,7 @@ absl::StatusOr<RunReport> MergeReports(const std::vector<NamedReport>& inputs, c
                                  "longest window; the server side and other processes' CPU are not merged, see each input"));
   for (std::string& w : overlap_warnings) m.warnings.push_back(std::move(w));
   if (!addresses_differ.empty()) {
-    m.warnings.push_back(absl::StrCat("targets at other addresses than in ", first.name, ": ",
+    m.warnings.push_back(absl::StrCat("targets at other addresses than in ", inputs[0].name, ": ",
                                       absl::StrJoin(addresses_differ, "; ")));
   }
   return m;

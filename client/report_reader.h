@@ -15,7 +15,10 @@
 //   the machine windows stay empty (n/a).
 // A report without histogram buckets (written by a reco_load before they existed),
 // one whose "histogram_layout" differs from this build's LatencyHistogram, or a
-// document that is not a reco_load report is refused with INVALID_ARGUMENT.
+// document that is not a reco_load report is refused with INVALID_ARGUMENT. The
+// schema is proto/load_report.proto, read by protobuf's JSON util (report_proto.h):
+// keys this build does not know are ignored, so a report of a newer reco_load still
+// reads, and a key it knows but does not find reads as 0 or empty.
 //
 // Example:
 //   absl::StatusOr<reco::RunReport> r = reco::ReadReportFile("runs/a.json");
@@ -37,8 +40,8 @@ namespace reco {
 // The note of every ServerFigures a read report holds.
 inline constexpr char kServerNotReadBack[] = "server figures are not read back from a JSON report";
 
-// `json_text` -> RunReport; INVALID_ARGUMENT saying what is wrong (unparsable JSON,
-// not a reco_load report, a missing or mistyped key, no histogram buckets).
+// `json_text` -> RunReport; INVALID_ARGUMENT saying what is wrong (unparsable JSON or a
+// value of the wrong type, not a reco_load report, no histogram buckets, ...).
 absl::StatusOr<RunReport> ParseReportJson(absl::string_view json_text);
 
 // The file at `path`, parsed as above; NOT_FOUND when it cannot be read. Every error

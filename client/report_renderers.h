@@ -24,6 +24,9 @@ namespace reco {
 // shows its paired ratio to the baseline (the first target), "(x1.43 [1.22-1.82])",
 // and a legend under the table says what the notation means.
 std::string RenderTable(const RunReport& report);
+// The schema of the JSON, its names and JSON types, is proto/load_report.proto
+// (client/report_proto.h maps a RunReport onto it); `reco_load merge` reads it back
+// (client/report_reader.h).
 std::string RenderJson(const RunReport& report);
 std::string RenderCsv(const RunReport& report);
 std::string RenderHtml(const RunReport& report);

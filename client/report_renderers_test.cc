@@ -1,6 +1,8 @@
 #include "client/report_renderers.h"
 
+#include "absl/strings/match.h"
 #include "absl/strings/str_split.h"
+#include "absl/strings/string_view.h"
 #include "gtest/gtest.h"
 #include "nlohmann/json.hpp"
 
@@ -58,6 +60,35 @@ TEST(RenderJson, HoldsFiguresParametersAndEnvironment) {
   EXPECT_NEAR(p99, 0.99, 0.01);
 }
 
+// The paths of the string values in `j` that hold an integer ("15677").
+void IntegersAsStrings(const nlohmann::json& j, const std::string& path, std::vector<std::string>* out) {
+  if (j.is_string()) {
+    const std::string& s = j.get_ref<const std::string&>();
+    if (!s.empty() && s.find_first_not_of("-0123456789") == std::string::npos) out->push_back(path);
+  }
+  if (j.is_object()) {
+    for (const auto& [key, value] : j.items()) IntegersAsStrings(value, path + "/" + key, out);
+  }
+  if (j.is_array()) {
+    for (size_t i = 0; i < j.size(); ++i) IntegersAsStrings(j[i], path + "/" + std::to_string(i), out);
+  }
+}
+
+// Protobuf's JSON prints a 64-bit integer as a string, which breaks a consumer doing
+// arithmetic (scripts sum "ok" and "sum_ns"); proto/load_report.proto keeps every
+// count a JSON number, except the seed (any uint64, kept exact).
+TEST(RenderJson, CountsAreJsonNumbers) {
+  RunReport r = SampleReport();
+  r.options.rate = 1000;  // open loop: every histogram is written
+  for (TargetResult& t : r.targets) t.rounds[0].window_start_unix_ms = 1'764'583'200'000;
+  const nlohmann::json doc = nlohmann::json::parse(RenderJson(r));
+  std::vector<std::string> strings;
+  IntegersAsStrings(doc, "", &strings);
+  EXPECT_EQ(strings, std::vector<std::string>{"/parameters/seed"});
+  EXPECT_TRUE(doc["targets"][0]["client"]["latency"]["sum_ns"].is_number());
+  EXPECT_TRUE(doc["targets"][0]["rounds"][0]["window_start_unix_ms"].is_number());
+}
+
 TEST(RenderCsv, OneRowPerTargetAndRoundPlusTotalsAndRatios) {
   std::string csv = RenderCsv(SampleReport());
   std::vector<std::string> lines = absl::StrSplit(csv, '\n', absl::SkipEmpty());
@@ -68,13 +99,28 @@ TEST(RenderCsv, OneRowPerTargetAndRoundPlusTotalsAndRatios) {
   EXPECT_EQ(lines[0].find("qps_share_of_ceiling"), std::string::npos) << "no ceiling, no share column";
 }
 
+// The words after `label` on the table row that starts with it (the label's own
+// spaces would split it); empty when there is no such row.
+std::vector<std::string> RowWords(const std::string& table, const std::string& label) {
+  for (absl::string_view line : absl::StrSplit(table, '\n')) {
+    if (absl::StartsWith(line, label)) return absl::StrSplit(line.substr(label.size()), ' ', absl::SkipEmpty());
+  }
+  return {};
+}
+
 TEST(RenderTable, ShowsTargetsRatiosAndSpread) {
-  std::string table = RenderTable(SampleReport());
-  EXPECT_NE(table.find("heap"), std::string::npos);
-  // arena's QPS is twice heap's in both rounds (2001/1001, 2002/1002).
-  EXPECT_NE(table.find("(x2.00 [2.00-2.00])"), std::string::npos) << table;
-  EXPECT_NE(table.find("1001-1002"), std::string::npos) << table;
-  EXPECT_NE(table.find("n/a"), std::string::npos) << table;
+  const std::string table = RenderTable(SampleReport());
+  using Words = std::vector<std::string>;
+  // Targets as columns, the baseline first: the header row names them in order, and
+  // each row holds heap's value, then arena's with its paired ratio to heap's (twice
+  // heap's QPS in both rounds: 2001/1001, 2002/1002).
+  const std::vector<std::string> lines = absl::StrSplit(table, '\n');
+  ASSERT_GT(lines.size(), 2u) << table;
+  EXPECT_EQ(RowWords(lines[1], ""), (Words{"heap", "arena"})) << table;
+  EXPECT_EQ(RowWords(table, "QPS (OK responses/s)"), (Words{"1002", "2002", "(x2.00", "[2.00-2.00])"})) << table;
+  EXPECT_EQ(RowWords(table, "QPS min-max over rounds"), (Words{"1001-1002", "2001-2002"})) << table;
+  // arena has no stats service: its server side is n/a, heap's is not.
+  EXPECT_EQ(RowWords(table, "build allocs/RPC"), (Words{"7322.0", "n/a"})) << table;
 }
 
 TEST(RenderHtml, IsSelfContainedWithThreeCharts) {
