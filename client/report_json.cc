@@ -5,7 +5,7 @@
 #include "client/noise_guard.h"
 #include "client/report_figures.h"
 #include "client/report_renderers.h"
-#include "core/response_builder.h"
+#include "core/request.h"
 #include "nlohmann/json.hpp"
 
 namespace reco {

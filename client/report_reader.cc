@@ -8,7 +8,7 @@
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
 #include "client/server_figures.h"
-#include "core/response_builder.h"
+#include "core/request.h"
 #include "nlohmann/json.hpp"
 
 namespace reco {
