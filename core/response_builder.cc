@@ -49,4 +49,10 @@ bool BuildResponseUnlessStopped(const Catalogue& catalogue, const RecommendReque
   return Build(catalogue, request, response, stop_requested, check_every == 0 ? 1 : check_every);
 }
 
+std::string BuildResponseBytes(const Catalogue& catalogue, const RecommendRequest& request) {
+  RecommendResponse response;
+  BuildResponse(catalogue, request, &response);
+  return response.SerializeAsString();
+}
+
 }  // namespace reco

@@ -26,6 +26,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <string>
 
 #include "absl/functional/function_ref.h"
 #include "core/catalogue.h"
@@ -51,6 +52,11 @@ void BuildResponse(const Catalogue& catalogue, const v1::RecommendRequest& reque
 bool BuildResponseUnlessStopped(const Catalogue& catalogue, const v1::RecommendRequest& request,
                                 v1::RecommendResponse* response, absl::FunctionRef<bool()> stop_requested,
                                 uint32_t check_every);
+
+// BuildResponse's message, serialized: the bytes a client receives for `request`.
+// For what holds those bytes ready (reco_server's ceiling mode) and for checking a
+// reply against them (tests, benchmarks, fuzzers).
+std::string BuildResponseBytes(const Catalogue& catalogue, const v1::RecommendRequest& request);
 
 }  // namespace reco
 
