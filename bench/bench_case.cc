@@ -2,7 +2,7 @@
 #include "bench/bench_case.h"
 
 #include "absl/strings/str_cat.h"
-#include "core/response_builder.h"
+#include "core/request.h"
 
 namespace reco::bench {
 

@@ -41,50 +41,65 @@ double SecondsBetween(Clock::time_point a, Clock::time_point b) {
   return std::chrono::duration<double>(b - a).count();
 }
 
-// Runs full cycles until the store and *buffer are warm; returns the serialized size.
-size_t WarmUp(MessageStore& store, const v1::RecommendRequest& request, std::string* buffer) {
-  size_t size = 0;
-  for (int i = 0; i < kWarmupResponses; ++i) {
-    MessageLease lease = store.Acquire();
-    BuildResponse(DefaultCatalogue(), request, lease.response);
-    size = SerializeToBuffer(*lease.response, buffer);
-    store.Release(lease);
+// Where every server-side benchmark starts: the case's store after full cycles
+// (Acquire, build, serialize, Release) have filled its pools and grown the buffer.
+struct ServerSide {
+  explicit ServerSide(const BenchCase& c) : store(MakeMessageStore(c.mode, {})), request(c.Request()) {
+    for (int i = 0; i < kWarmupResponses; ++i) {
+      MessageLease lease = store->Acquire();
+      BuildResponse(DefaultCatalogue(), request, lease.response);
+      size = SerializeToBuffer(*lease.response, &buffer);
+      store->Release(lease);
+    }
   }
-  return size;
-}
+  std::unique_ptr<MessageStore> store;
+  const v1::RecommendRequest request;
+  std::string buffer;  // the reused serialize buffer
+  size_t size = 0;     // the response's serialized bytes
+};
 
-// The serialized bytes of the case's response (what a client receives).
-std::string WireBytes(const v1::RecommendRequest& request) {
-  v1::RecommendResponse response;
-  BuildResponse(DefaultCatalogue(), request, &response);
-  return response.SerializeAsString();
-}
+// Where every client-side benchmark starts: the reply's bytes (what a client
+// receives), and the case's store after the same number of parses of them.
+struct ClientSide {
+  explicit ClientSide(const BenchCase& c)
+      : store(MakeMessageStore(c.mode, {})), wire(BuildResponseBytes(DefaultCatalogue(), c.Request())) {
+    for (int i = 0; i < kWarmupResponses; ++i) {
+      MessageLease lease = store->Acquire();
+      ParseInto(lease);
+      store->Release(lease);
+    }
+  }
+  bool ParseInto(const MessageLease& lease) const {
+    return lease.response->ParseFromArray(wire.data(), static_cast<int>(wire.size()));
+  }
+  std::unique_ptr<MessageStore> store;
+  const std::string wire;
+};
 
-void ReportThroughput(benchmark::State& state, const BenchCase& c, size_t serialized_bytes) {
+// The meter's counters, and bytes and items per second for `serialized_bytes` a reply.
+void ReportPhase(benchmark::State& state, const AllocationMeter& meter, const BenchCase& c,
+                 size_t serialized_bytes) {
+  meter.Report(state);
   state.SetBytesProcessed(static_cast<int64_t>(state.iterations() * serialized_bytes));
   state.SetItemsProcessed(static_cast<int64_t>(state.iterations() * c.items));
 }
 
 // Acquire() + BuildResponse(): the ledger's build phase. Manual time.
 void Build(benchmark::State& state, const BenchCase& c) {
-  std::unique_ptr<MessageStore> store = MakeMessageStore(c.mode, {});
-  const v1::RecommendRequest request = c.Request();
-  std::string buffer;
-  const size_t size = WarmUp(*store, request, &buffer);
+  ServerSide side(c);
   AllocationMeter meter;
   for (auto _ : state) {
     Clock::time_point t0 = Clock::now();
     meter.Start();
-    MessageLease lease = store->Acquire();
-    BuildResponse(DefaultCatalogue(), request, lease.response);
+    MessageLease lease = side.store->Acquire();
+    BuildResponse(DefaultCatalogue(), side.request, lease.response);
     meter.Stop();
     Clock::time_point t1 = Clock::now();
     benchmark::DoNotOptimize(lease.response);
     state.SetIterationTime(SecondsBetween(t0, t1));
-    store->Release(lease);
+    side.store->Release(lease);
   }
-  meter.Report(state);
-  ReportThroughput(state, c, size);
+  ReportPhase(state, meter, c, side.size);
 }
 
 // The server's "is anyone still waiting?" check (issue 10), alone: system_clock::now()
@@ -116,22 +131,19 @@ void StopCheckAlone(benchmark::State& state) {
 // Build with BuildResponseUnlessStopped asking every `every` items (0: plain
 // BuildResponse, no check).
 void BuildChecked(benchmark::State& state, const BenchCase& c, uint32_t every) {
-  std::unique_ptr<MessageStore> store = MakeMessageStore(c.mode, {});
-  const v1::RecommendRequest request = c.Request();
-  std::string buffer;
-  WarmUp(*store, request, &buffer);
+  ServerSide side(c);
   StopCheck check;
   uint64_t checks = 0;
   auto counted = [&] { return ++checks, check.NobodyWaits(); };
   for (auto _ : state) {
-    MessageLease lease = store->Acquire();
+    MessageLease lease = side.store->Acquire();
     if (every == 0) {
-      BuildResponse(DefaultCatalogue(), request, lease.response);
+      BuildResponse(DefaultCatalogue(), side.request, lease.response);
     } else {
-      BuildResponseUnlessStopped(DefaultCatalogue(), request, lease.response, counted, every);
+      BuildResponseUnlessStopped(DefaultCatalogue(), side.request, lease.response, counted, every);
     }
     benchmark::DoNotOptimize(lease.response);
-    store->Release(lease);
+    side.store->Release(lease);
   }
   state.counters["checks_per_build"] =
       benchmark::Counter(static_cast<double>(checks) / std::max<int64_t>(1, state.iterations()));
@@ -140,122 +152,95 @@ void BuildChecked(benchmark::State& state, const BenchCase& c, uint32_t every) {
 // ByteSizeLong() + SerializeWithCachedSizesToArray() of one built response into a
 // reused buffer, again and again: the ledger's serialize phase.
 void Serialize(benchmark::State& state, const BenchCase& c) {
-  std::unique_ptr<MessageStore> store = MakeMessageStore(c.mode, {});
-  const v1::RecommendRequest request = c.Request();
-  std::string buffer;
-  WarmUp(*store, request, &buffer);
-  MessageLease lease = store->Acquire();
-  BuildResponse(DefaultCatalogue(), request, lease.response);
-  size_t size = 0;
+  ServerSide side(c);
+  MessageLease lease = side.store->Acquire();
+  BuildResponse(DefaultCatalogue(), side.request, lease.response);
   AllocationMeter meter;
   for (auto _ : state) {
     meter.Start();
-    size = SerializeToBuffer(*lease.response, &buffer);
+    side.size = SerializeToBuffer(*lease.response, &side.buffer);
     meter.Stop();
-    benchmark::DoNotOptimize(buffer.data());
+    benchmark::DoNotOptimize(side.buffer.data());
     benchmark::ClobberMemory();
   }
-  store->Release(lease);
-  meter.Report(state);
-  ReportThroughput(state, c, size);
+  side.store->Release(lease);
+  ReportPhase(state, meter, c, side.size);
 }
 
 // Release() of a built response: delete, Clear() or Reset(). Manual time. (Unlike
 // the ledger it skips serializing before the release: that only caches sizes, frees
 // nothing, and would double the untimed work per iteration.)
 void Release(benchmark::State& state, const BenchCase& c) {
-  std::unique_ptr<MessageStore> store = MakeMessageStore(c.mode, {});
-  const v1::RecommendRequest request = c.Request();
-  std::string buffer;
-  const size_t size = WarmUp(*store, request, &buffer);
+  ServerSide side(c);
   AllocationMeter meter;
   for (auto _ : state) {
-    MessageLease lease = store->Acquire();
-    BuildResponse(DefaultCatalogue(), request, lease.response);
+    MessageLease lease = side.store->Acquire();
+    BuildResponse(DefaultCatalogue(), side.request, lease.response);
     Clock::time_point t0 = Clock::now();
     meter.Start();
-    store->Release(lease);
+    side.store->Release(lease);
     meter.Stop();
     Clock::time_point t1 = Clock::now();
     state.SetIterationTime(SecondsBetween(t0, t1));
   }
-  meter.Report(state);
-  ReportThroughput(state, c, size);
+  ReportPhase(state, meter, c, side.size);
 }
 
 // Acquire + build + serialize + release: one whole server-side response.
 void Cycle(benchmark::State& state, const BenchCase& c) {
-  std::unique_ptr<MessageStore> store = MakeMessageStore(c.mode, {});
-  const v1::RecommendRequest request = c.Request();
-  std::string buffer;
-  size_t size = WarmUp(*store, request, &buffer);
+  ServerSide side(c);
   AllocationMeter meter;
   for (auto _ : state) {
     meter.Start();
-    MessageLease lease = store->Acquire();
-    BuildResponse(DefaultCatalogue(), request, lease.response);
-    size = SerializeToBuffer(*lease.response, &buffer);
-    store->Release(lease);
+    MessageLease lease = side.store->Acquire();
+    BuildResponse(DefaultCatalogue(), side.request, lease.response);
+    side.size = SerializeToBuffer(*lease.response, &side.buffer);
+    side.store->Release(lease);
     meter.Stop();
-    benchmark::DoNotOptimize(buffer.data());
+    benchmark::DoNotOptimize(side.buffer.data());
   }
-  meter.Report(state);
-  ReportThroughput(state, c, size);
+  ReportPhase(state, meter, c, side.size);
 }
 
 // Acquire() + ParseFromArray() of the reply's bytes: what a client pays to read a
 // reply into a heap message, a reused one, a fresh arena or a reused-block arena.
 // The release is not timed (BM_ParseCycle includes it). Manual time.
 void Parse(benchmark::State& state, const BenchCase& c) {
-  std::unique_ptr<MessageStore> store = MakeMessageStore(c.mode, {});
-  const std::string wire = WireBytes(c.Request());
-  for (int i = 0; i < kWarmupResponses; ++i) {
-    MessageLease lease = store->Acquire();
-    lease.response->ParseFromArray(wire.data(), static_cast<int>(wire.size()));
-    store->Release(lease);
-  }
+  ClientSide side(c);
   AllocationMeter meter;
   for (auto _ : state) {
     Clock::time_point t0 = Clock::now();
     meter.Start();
-    MessageLease lease = store->Acquire();
-    const bool ok = lease.response->ParseFromArray(wire.data(), static_cast<int>(wire.size()));
+    MessageLease lease = side.store->Acquire();
+    const bool ok = side.ParseInto(lease);
     meter.Stop();
     Clock::time_point t1 = Clock::now();
     state.SetIterationTime(SecondsBetween(t0, t1));
-    store->Release(lease);
+    side.store->Release(lease);
     if (!ok) {
       state.SkipWithError("ParseFromArray failed on the builder's own bytes");
       break;
     }
   }
-  meter.Report(state);
-  ReportThroughput(state, c, wire.size());
+  ReportPhase(state, meter, c, side.wire.size());
 }
 
 // Acquire + parse + release: one whole client-side reply.
 void ParseCycle(benchmark::State& state, const BenchCase& c) {
-  std::unique_ptr<MessageStore> store = MakeMessageStore(c.mode, {});
-  const std::string wire = WireBytes(c.Request());
-  for (int i = 0; i < kWarmupResponses; ++i) {
-    MessageLease lease = store->Acquire();
-    lease.response->ParseFromArray(wire.data(), static_cast<int>(wire.size()));
-    store->Release(lease);
-  }
+  ClientSide side(c);
   AllocationMeter meter;
   for (auto _ : state) {
     meter.Start();
-    MessageLease lease = store->Acquire();
-    const bool ok = lease.response->ParseFromArray(wire.data(), static_cast<int>(wire.size()));
-    store->Release(lease);
+    MessageLease lease = side.store->Acquire();
+    const bool ok = side.ParseInto(lease);
+    side.store->Release(lease);
     meter.Stop();
     if (!ok) {
       state.SkipWithError("ParseFromArray failed on the builder's own bytes");
       break;
     }
   }
-  meter.Report(state);
-  ReportThroughput(state, c, wire.size());
+  ReportPhase(state, meter, c, side.wire.size());
 }
 
 }  // namespace

@@ -13,7 +13,7 @@
 #include "absl/strings/str_join.h"
 #include "absl/strings/str_split.h"
 #include "absl/strings/strip.h"
-#include "core/response_builder.h"
+#include "core/request.h"
 
 namespace reco {
 namespace {

@@ -32,7 +32,7 @@
 #include "client/report_merge.h"
 #include "client/report_reader.h"
 #include "client/report_renderers.h"
-#include "core/response_builder.h"
+#include "core/request.h"
 #include "rpc/pem_file.h"
 
 ABSL_FLAG(std::vector<std::string>, target, {},

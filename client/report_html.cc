@@ -5,7 +5,7 @@
 #include "client/report_figures.h"
 #include "client/report_renderers.h"
 #include "client/svg_chart.h"
-#include "core/response_builder.h"
+#include "core/request.h"
 
 namespace reco {
 namespace {

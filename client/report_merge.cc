@@ -13,7 +13,7 @@
 #include "absl/strings/str_join.h"
 #include "absl/time/time.h"
 #include "client/server_figures.h"
-#include "core/response_builder.h"
+#include "core/request.h"
 
 namespace reco {
 namespace {

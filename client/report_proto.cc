@@ -15,7 +15,7 @@
 #include "client/noise_guard.h"
 #include "client/report_figures.h"
 #include "client/report_reader.h"
-#include "core/response_builder.h"
+#include "core/request.h"
 #include "google/protobuf/io/coded_stream.h"
 #include "google/protobuf/io/zero_copy_stream_impl_lite.h"
 #include "google/protobuf/util/type_resolver_util.h"

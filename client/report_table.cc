@@ -7,7 +7,7 @@
 #include "absl/strings/str_join.h"
 #include "client/report_figures.h"
 #include "client/report_renderers.h"
-#include "core/response_builder.h"
+#include "core/request.h"
 
 namespace reco {
 namespace {

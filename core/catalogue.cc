@@ -10,7 +10,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "core/item_generator.h"
-#include "core/response_builder.h"
+#include "core/request.h"
 #include "core/splitmix.h"
 
 namespace reco {

@@ -3,11 +3,11 @@
 #include "core/fragment_reply.h"
 
 #include <string>
-#include <vector>
 
 #include <google/protobuf/util/message_differencer.h>
 
 #include "core/allocation_counter.h"
+#include "core/byte_buffer_bytes.h"
 #include "core/response_builder.h"
 #include "gtest/gtest.h"
 
@@ -23,21 +23,13 @@ v1::RecommendRequest Request(uint32_t items, v1::TextProfile profile, const std:
   return r;
 }
 
-std::string Flatten(const grpc::ByteBuffer& buffer) {
-  std::vector<grpc::Slice> slices;
-  EXPECT_TRUE(buffer.Dump(&slices).ok());
-  std::string out;
-  for (const grpc::Slice& s : slices) out.append(reinterpret_cast<const char*>(s.begin()), s.size());
-  return out;
-}
-
 std::string Spliced(const Catalogue& catalogue, const v1::RecommendRequest& request,
                     size_t copy_fragments_below = patterns::SplicedReply::kDefaultCopyFragmentsBelow) {
   patterns::SplicedReply reply(copy_fragments_below);
   BuildFragmentReply(catalogue, request, &reply);
   grpc::ByteBuffer buffer;
   reply.Finish(&buffer);
-  return Flatten(buffer);
+  return ByteBufferBytes(buffer);
 }
 
 class FragmentReplyTest : public ::testing::TestWithParam<std::tuple<uint32_t, v1::TextProfile>> {};

@@ -1,7 +1,7 @@
 // See reply_memory.h.
 #include "core/reply_memory.h"
 
-#include "core/response_builder.h"
+#include "core/request.h"
 
 namespace reco {
 namespace {

@@ -4,7 +4,7 @@
 #include <cstdio>
 
 #include "core/item_generator.h"
-#include "core/response_builder.h"
+#include "core/request.h"
 #include "core/splitmix.h"
 
 namespace reco {

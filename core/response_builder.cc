@@ -1,7 +1,6 @@
 // The deterministic response generator. See response_builder.h.
 #include "core/response_builder.h"
 
-#include "absl/strings/str_cat.h"
 #include "core/reply_parts.h"
 
 namespace reco {
@@ -9,24 +8,6 @@ namespace reco {
 using v1::Item;
 using v1::RecommendRequest;
 using v1::RecommendResponse;
-
-uint32_t EffectiveItemCount(const RecommendRequest& request) {
-  return request.item_count() == 0 ? kDefaultItemCount : request.item_count();
-}
-
-absl::Status ValidateRequest(const RecommendRequest& request) {
-  if (request.item_count() > kMaxItemCount) {
-    return absl::InvalidArgumentError(absl::StrCat("item_count is ", request.item_count(),
-                                                   "; the limit is ", kMaxItemCount,
-                                                   " (0 means the default, ", kDefaultItemCount, ")"));
-  }
-  if (!v1::TextProfile_IsValid(request.text_profile())) {
-    return absl::InvalidArgumentError(
-        absl::StrCat("text_profile ", static_cast<int>(request.text_profile()),
-                     " is not known; use TEXT_PROFILE_REALISTIC (0) or TEXT_PROFILE_COMPACT (1)"));
-  }
-  return absl::OkStatus();
-}
 
 namespace {
 
@@ -67,23 +48,11 @@ bool BuildResponseUnlessStopped(const Catalogue& catalogue, const RecommendReque
                                 uint32_t check_every) {
   return Build(catalogue, request, response, stop_requested, check_every == 0 ? 1 : check_every);
 }
-absl::string_view TextProfileName(v1::TextProfile profile) {
-  switch (profile) {
-    case v1::TEXT_PROFILE_REALISTIC: return "realistic";
-    case v1::TEXT_PROFILE_COMPACT: return "compact";
-    default: return "unknown";
-  }
-}
 
-bool ParseTextProfile(absl::string_view name, v1::TextProfile* profile) {
-  if (name == "realistic") {
-    *profile = v1::TEXT_PROFILE_REALISTIC;
-  } else if (name == "compact") {
-    *profile = v1::TEXT_PROFILE_COMPACT;
-  } else {
-    return false;
-  }
-  return true;
+std::string BuildResponseBytes(const Catalogue& catalogue, const RecommendRequest& request) {
+  RecommendResponse response;
+  BuildResponse(catalogue, request, &response);
+  return response.SerializeAsString();
 }
 
 }  // namespace reco

@@ -17,36 +17,27 @@
 //   reco::v1::RecommendResponse resp;
 //   reco::BuildResponse(*catalogue, req, &resp);   // resp.items_size() == 2
 //
-// Validation is the caller's job (ValidateRequest); BuildResponse trusts its input.
-// A reply holds min(item_count, catalogue size) items.
+// Validation is the caller's job (ValidateRequest, core/request.h, which this header
+// includes: the request's rules are the builder's input contract); BuildResponse
+// trusts its input. A reply holds min(EffectiveItemCount, catalogue size) items.
 // Thread-safety: BuildResponse is a pure function of its arguments.
 #ifndef ARENA_GRPC_CORE_RESPONSE_BUILDER_H_
 #define ARENA_GRPC_CORE_RESPONSE_BUILDER_H_
 
+#include <cstddef>
 #include <cstdint>
+#include <string>
 
 #include "absl/functional/function_ref.h"
-#include "absl/status/status.h"
-#include "absl/strings/string_view.h"
 #include "core/catalogue.h"
+#include "core/request.h"
 #include "proto/reco.pb.h"
 
 namespace reco {
 
-// item_count 0 asks for this many items.
-inline constexpr uint32_t kDefaultItemCount = 200;
-// The largest item_count the service accepts (a 10,000-item realistic response is
-// about 5 MB serialized).
-inline constexpr uint32_t kMaxItemCount = 10000;
 // Strings of at most this many bytes fit libstdc++'s small-string buffer, so they
 // need no allocation of their own; longer ones do, even on an Arena (protobuf 3.21).
 inline constexpr size_t kSmallStringBytes = 15;
-
-// item_count with 0 replaced by the default.
-uint32_t EffectiveItemCount(const v1::RecommendRequest& request);
-
-// OK, or INVALID_ARGUMENT with a message that names the field and its limit.
-absl::Status ValidateRequest(const v1::RecommendRequest& request);
 
 // Fills *response (which must be empty: new, Clear()ed or freshly on an arena).
 void BuildResponse(const Catalogue& catalogue, const v1::RecommendRequest& request,
@@ -62,9 +53,10 @@ bool BuildResponseUnlessStopped(const Catalogue& catalogue, const v1::RecommendR
                                 v1::RecommendResponse* response, absl::FunctionRef<bool()> stop_requested,
                                 uint32_t check_every);
 
-// "realistic" / "compact" <-> the enum. ParseTextProfile returns false on anything else.
-absl::string_view TextProfileName(v1::TextProfile profile);
-bool ParseTextProfile(absl::string_view name, v1::TextProfile* profile);
+// BuildResponse's message, serialized: the bytes a client receives for `request`.
+// For what holds those bytes ready (reco_server's ceiling mode) and for checking a
+// reply against them (tests, benchmarks, fuzzers).
+std::string BuildResponseBytes(const Catalogue& catalogue, const v1::RecommendRequest& request);
 
 }  // namespace reco
 

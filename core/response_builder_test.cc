@@ -196,28 +196,5 @@ TEST(BuildResponseUnlessStoppedTest, StopsAtTheFirstCheckThatSaysYes) {
   EXPECT_EQ(every_item.items_size(), 200);
 }
 
-TEST(ValidateRequestTest, AcceptsTheLimitAndRejectsPastIt) {
-  EXPECT_TRUE(ValidateRequest(Request(kMaxItemCount, v1::TEXT_PROFILE_COMPACT)).ok());
-  absl::Status too_many = ValidateRequest(Request(kMaxItemCount + 1, v1::TEXT_PROFILE_COMPACT));
-  EXPECT_EQ(too_many.code(), absl::StatusCode::kInvalidArgument);
-  EXPECT_NE(too_many.message().find("10000"), absl::string_view::npos) << too_many.message();
-}
-
-TEST(ValidateRequestTest, RejectsAnUnknownTextProfile) {
-  v1::RecommendRequest r = Request(1, v1::TEXT_PROFILE_REALISTIC);
-  r.set_text_profile(static_cast<v1::TextProfile>(7));
-  absl::Status s = ValidateRequest(r);
-  EXPECT_EQ(s.code(), absl::StatusCode::kInvalidArgument);
-  EXPECT_NE(s.message().find("text_profile"), absl::string_view::npos) << s.message();
-}
-
-TEST(TextProfileNameTest, RoundTrips) {
-  v1::TextProfile p;
-  ASSERT_TRUE(ParseTextProfile("compact", &p));
-  EXPECT_EQ(p, v1::TEXT_PROFILE_COMPACT);
-  EXPECT_EQ(TextProfileName(p), "compact");
-  EXPECT_FALSE(ParseTextProfile("Compact", &p));
-}
-
 }  // namespace
 }  // namespace reco

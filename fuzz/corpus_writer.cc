@@ -14,7 +14,7 @@
 #include "absl/flags/flag.h"
 #include "absl/flags/parse.h"
 #include "client/request_set.h"
-#include "core/response_builder.h"
+#include "core/request.h"
 #include "proto/reco.pb.h"
 
 ABSL_FLAG(std::string, out, "fuzz/corpus", "directory that receives one folder per fuzz target");

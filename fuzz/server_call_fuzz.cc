@@ -38,6 +38,7 @@
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/string_view.h"
+#include "core/byte_buffer_bytes.h"
 #include "core/response_builder.h"
 #include "google/protobuf/stubs/logging.h"
 #include "proto/reco.pb.h"
@@ -223,14 +224,10 @@ void ExpectServing(grpc::Channel* channel, const std::string& mode, const std::s
   while (cq.Next(&tag, &ok)) {
   }
   if (!status.ok()) Fail("the server no longer serves Recommend", absl::StrCat(mode, " after ", after, ": ", status.error_message()));
-  std::vector<grpc::Slice> slices;
-  if (!reply.Dump(&slices).ok()) Fail("reply unreadable", mode);
-  std::string bytes;
-  for (const grpc::Slice& s : slices) bytes.append(reinterpret_cast<const char*>(s.begin()), s.size());
-  reco::v1::RecommendResponse expected;
-  reco::BuildResponse(*reco::Catalogue::Shared({1, 1000}),
-                      mode == "ceiling" ? reco::DefaultCeilingRequest() : probe, &expected);
-  if (bytes != expected.SerializeAsString()) Fail("wrong reply bytes", absl::StrCat(mode, " after ", after));
+  if (!reply.Valid()) Fail("reply unreadable", mode);
+  const std::string expected = reco::BuildResponseBytes(*reco::Catalogue::Shared({1, 1000}),
+                                                        mode == "ceiling" ? reco::DefaultCeilingRequest() : probe);
+  if (reco::ByteBufferBytes(reply) != expected) Fail("wrong reply bytes", absl::StrCat(mode, " after ", after));
 }
 
 }  // namespace

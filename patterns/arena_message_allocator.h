@@ -17,7 +17,7 @@
 // the same single malloc.
 //
 // Install (the allocator must outlive the server):
-//   class RecommenderImpl final : public reco::v1::Recommender::CallbackService { ... };
+//   class RecommenderImpl final : public reco::v1::Recommender::CallbackService { /* handlers */ };
 //   ArenaMessageAllocator<reco::v1::RecommendRequest, reco::v1::RecommendResponse> allocator;
 //   RecommenderImpl service;
 //   service.SetMessageAllocatorFor_Recommend(&allocator);   // before BuildAndStart()

@@ -9,7 +9,7 @@
 // Example:
 //   BlockArena scratch(/*block_bytes=*/64 * 1024);
 //   auto* r = google::protobuf::Arena::CreateMessage<v1::RecommendResponse>(scratch.get());
-//   ...fill and use r...
+//   FillAndUse(r);
 //   scratch.get()->Reset();   // r is dead; the 64 KiB block is kept for the next record
 //
 // The trap (protobuf 3.21): the initial block belongs to the thread that built the

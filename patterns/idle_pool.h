@@ -10,7 +10,7 @@
 //   IdlePool<Buffer> pool(/*capacity=*/64);
 //   std::unique_ptr<Buffer> b = pool.Take();        // null when none is idle
 //   if (b == nullptr) b = std::make_unique<Buffer>();
-//   ...use b...
+//   Use(*b);
 //   pool.Give(std::move(b));   // parked, or deleted on return when 64 are idle already
 //
 // Thread-safety: Take(), Give() and idle() may be called from any thread at once. An

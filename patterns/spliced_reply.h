@@ -17,9 +17,13 @@
 // STATIC slices over the fragments (gRPC neither copies nor frees static memory). A
 // fragment shorter than `copy_fragments_below` bytes is copied instead -- by default
 // anything under 4 KiB, because on gRPC 1.51 a slice costs more than copying a few
-// KiB: a 200-item reply as 401 slices took 146 us of server CPU and 41 allocations
-// per RPC, as one copied slice 109 us and 11 (reco_server --fragments_copy_below_bytes,
-// docs/patterns.md section 5). Reference fragments only when they are large.
+// KiB: its write path pays per slice (allocations as the slice array grows, and work
+// as the transport frames and writes each one), so a reply of many small referenced
+// fragments costs more server CPU and allocations than the same bytes in one copied
+// slice. scripts/fragments_slices.sh measures both on reco_server
+// (--fragments_copy_below_bytes) and docs/patterns.md section 5 gives its figures;
+// reco_bench's BM_Fragments reply:copied / reply:zero_copy the handler's share.
+// Reference fragments only when they are large.
 //
 // What it costs you (docs/patterns.md, "fragments"):
 //  - the handler knows the schema: field numbers, wire types, and which fields are

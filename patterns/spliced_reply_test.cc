@@ -11,6 +11,7 @@
 #include <grpcpp/support/proto_buffer_reader.h>
 
 #include "core/allocation_counter.h"
+#include "core/byte_buffer_bytes.h"
 #include "gtest/gtest.h"
 #include "proto/reco.pb.h"
 
@@ -85,14 +86,6 @@ v1::RecommendResponse Built(const Fragments& f) {
   return r;
 }
 
-std::string Flatten(const grpc::ByteBuffer& buffer) {
-  std::vector<grpc::Slice> slices;
-  EXPECT_TRUE(buffer.Dump(&slices).ok());
-  std::string out;
-  for (const grpc::Slice& s : slices) out.append(reinterpret_cast<const char*>(s.begin()), s.size());
-  return out;
-}
-
 TEST(SplicedReplyTest, ParsesAsTheBuiltMessageAndIsByteIdentical) {
   for (size_t title : {4u, 300u}) {  // fragments copied (short) and referenced (long)
     Fragments f = MakeFragments(5, title);
@@ -110,7 +103,7 @@ TEST(SplicedReplyTest, ParsesAsTheBuiltMessageAndIsByteIdentical) {
     google::protobuf::util::MessageDifferencer differencer;
     differencer.ReportDifferencesToString(&diff);
     EXPECT_TRUE(differencer.Compare(built, parsed)) << diff;
-    EXPECT_EQ(Flatten(buffer), built.SerializeAsString()) << "field order kept: the serializer's bytes";
+    EXPECT_EQ(ByteBufferBytes(buffer), built.SerializeAsString()) << "field order kept: the serializer's bytes";
   }
 }
 
@@ -154,7 +147,7 @@ TEST(SplicedReplyTest, TheByteBufferOutlivesTheScratch) {
     grpc::ByteBuffer second;
     reply.Finish(&second);
   }  // scratch gone
-  EXPECT_EQ(Flatten(first), expected);
+  EXPECT_EQ(ByteBufferBytes(first), expected);
 }
 
 TEST(SplicedReplyTest, ASteadyStateSpliceAllocatesNothingAndFinishAFewTimes) {

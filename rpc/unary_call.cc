@@ -1,21 +1,14 @@
 // See unary_call.h.
 #include "rpc/unary_call.h"
 
-#include <vector>
-
 #include <grpcpp/client_context.h>
 #include <grpcpp/completion_queue.h>
 
+#include "core/byte_buffer_bytes.h"
+
 namespace reco {
 
-std::string UnaryReply::Bytes() const {
-  std::string out;
-  std::vector<grpc::Slice> slices;
-  if (message.Valid() && message.Dump(&slices).ok()) {
-    for (const grpc::Slice& s : slices) out.append(reinterpret_cast<const char*>(s.begin()), s.size());
-  }
-  return out;
-}
+std::string UnaryReply::Bytes() const { return ByteBufferBytes(message); }
 
 UnaryReply BlockingUnaryCall(grpc::GenericStub& stub, const std::string& method, const grpc::ByteBuffer& request,
                              absl::Time deadline) {

@@ -18,10 +18,7 @@ v1::RecommendRequest DefaultCeilingRequest() {
 }
 
 CeilingService::CeilingService(const Catalogue& catalogue, const v1::RecommendRequest& request, RpcMeter* meter)
-    : meter_(meter) {
-  v1::RecommendResponse response;
-  BuildResponse(catalogue, request, &response);
-  bytes_ = response.SerializeAsString();
+    : bytes_(BuildResponseBytes(catalogue, request)), meter_(meter) {
   // STATIC_SLICE: gRPC takes the memory as it is, never copies or frees it. bytes_
   // lives as long as this service, which outlives the server and every reply.
   grpc::Slice slice(bytes_.data(), bytes_.size(), grpc::Slice::STATIC_SLICE);

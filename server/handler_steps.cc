@@ -2,7 +2,7 @@
 #include "server/handler_steps.h"
 
 #include "core/reply_memory.h"
-#include "core/response_builder.h"
+#include "core/request.h"
 
 namespace reco {
 namespace {

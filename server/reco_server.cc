@@ -9,7 +9,7 @@
 #include <grpcpp/resource_quota.h>
 
 #include "absl/strings/str_cat.h"
-#include "core/response_builder.h"
+#include "core/request.h"
 #include "server/ceiling_service.h"
 #include "server/fragments_service.h"
 #include "core/allocation_counter.h"

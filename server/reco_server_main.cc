@@ -21,7 +21,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/time/time.h"
-#include "core/response_builder.h"
+#include "core/request.h"
 #include "server/ceiling_service.h"
 #include "rpc/pem_file.h"
 #include "server/connection_limits.h"

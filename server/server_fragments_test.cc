@@ -9,6 +9,7 @@
 #include <google/protobuf/util/message_differencer.h>
 #include <grpcpp/generic/generic_stub.h>
 
+#include "core/byte_buffer_bytes.h"
 #include "core/response_builder.h"
 #include "gtest/gtest.h"
 #include "server/server_test_util.h"
@@ -104,14 +105,7 @@ grpc::Status CallWithNoRequest(grpc::Channel* channel, std::string* reply_bytes)
   await();
   grpc::ByteBuffer reply;
   call->Read(&reply, nullptr);
-  if (await()) {
-    std::vector<grpc::Slice> slices;
-    if (reply.Dump(&slices).ok()) {
-      for (const grpc::Slice& slice : slices) {
-        reply_bytes->append(reinterpret_cast<const char*>(slice.begin()), slice.size());
-      }
-    }
-  }
+  if (await()) reply_bytes->append(ByteBufferBytes(reply));
   grpc::Status status;
   call->Finish(&status, nullptr);
   await();

@@ -7,6 +7,7 @@
 
 #include <grpcpp/generic/generic_stub.h>
 
+#include "core/byte_buffer_bytes.h"
 #include "rpc/health_check.h"
 #include "server/server_test_util.h"
 
@@ -54,10 +55,7 @@ TEST(ServerReflectionTest, ListsTheServices) {
   while (cq.Next(&tag, &ok)) {
   }
 
-  std::vector<grpc::Slice> slices;
-  ASSERT_TRUE(reply.Dump(&slices).ok());
-  std::string bytes;
-  for (const grpc::Slice& s : slices) bytes.append(reinterpret_cast<const char*>(s.begin()), s.size());
+  const std::string bytes = ByteBufferBytes(reply);
   for (const char* service : {"reco.v1.Recommender", "reco.v1.ServerStats", "grpc.health.v1.Health"}) {
     EXPECT_NE(bytes.find(service), std::string::npos) << service << " is not listed";
   }

@@ -52,9 +52,7 @@ v1::RecommendRequest MakeRequest(uint32_t items, v1::TextProfile profile, uint64
 }
 
 std::string ExpectedBytes(const v1::RecommendRequest& request) {
-  v1::RecommendResponse response;
-  BuildResponse(DefaultCatalogue(), request, &response);
-  return response.SerializeAsString();
+  return BuildResponseBytes(DefaultCatalogue(), request);
 }
 
 bool WaitForReleases(RecoServer& server, absl::Duration timeout, uint64_t release_count) {

@@ -7,12 +7,20 @@ The layers, lowest first (a folder may include its own files and those listed):
   proto, patterns   patterns/ may include patterns/ and proto/ only (outside its tests):
                     a pattern file must stay copyable on its own
   core              proto, patterns
-  rpc               proto (the RPC utilities server and client share)
+  rpc               core, proto (the RPC utilities server and client share; core for
+                    reading a reply's bytes, core/byte_buffer_bytes.h)
   server            core, rpc, patterns, proto
   client            core, rpc, patterns, proto
   tools, bench      core, patterns, proto
   tests, fuzz, sanitizers: anything (they test the layers)
 Only quoted includes of the project's own folders are checked ("core/x.h").
+
+Inside core/, the files stand on floors (CORE_FLOORS, lowest first): a core file may
+include core files on its own floor or below, never one above, so no arrow runs back
+up. The request's rules (core/request.h) are on the ground floor: the catalogue, the
+reply parts and the builder all read them there, so none of them includes another
+for them. A core file on no floor fails (place it); core's tests may include any
+core file.
 """
 import os
 import re
@@ -23,15 +31,29 @@ OWN_FOLDERS = {"proto", "patterns", "core", "rpc", "server", "client", "tools", 
 ALLOWED = {
     "patterns": {"patterns", "proto"},
     "core": {"core", "proto", "patterns"},
-    "rpc": {"rpc", "proto"},
+    "rpc": {"rpc", "core", "proto"},
     "server": {"server", "core", "rpc", "patterns", "proto"},
     "client": {"client", "core", "rpc", "patterns", "proto"},
     "tools": {"tools", "core", "patterns", "proto"},
     "bench": {"bench", "core", "patterns", "proto"},
 }
+# core's floors, lowest first; a name is a file's stem (x for core/x.h and core/x.cc).
+CORE_FLOORS = [
+    # The ground floor: the request's rules, and files that include no core file.
+    ["request", "splitmix", "allocation_counter", "latency_histogram", "byte_buffer_bytes", "message_store"],
+    # Built on the ground floor: item text, the histogram's proto form, the reply budget's estimate.
+    ["item_generator", "histogram_proto", "reply_memory"],
+    # What a reply is made of: the catalogue's items and the per-request parts.
+    ["catalogue", "reply_parts"],
+    # The two ways of making a reply from them.
+    ["response_builder", "fragment_reply"],
+    # What measures the replies, and the tests' helpers.
+    ["allocation_ledger", "test_util"],
+]
 # Tests of a layer may also use the layers' test helpers below them.
 TEST_EXTRA = {"patterns": {"core"}}
 INCLUDE = re.compile(r'^\s*#\s*include\s+"([a-z_]+)/')
+CORE_INCLUDE = re.compile(r'^\s*#\s*include\s+"core/([a-z_]+)\.h"')
 
 
 def violations(root):
@@ -52,16 +74,37 @@ def violations(root):
     return found
 
 
+def core_floor_violations(root):
+    """Core files that include a core file on a floor above their own."""
+    floor_of = {stem: floor for floor, stems in enumerate(CORE_FLOORS) for stem in stems}
+    found = []
+    core = os.path.join(root, "core")
+    for name in sorted(os.listdir(core)):
+        if not name.endswith((".h", ".cc")) or name.endswith("_test.cc"):
+            continue
+        stem = name.rsplit(".", 1)[0]
+        if stem not in floor_of:
+            found.append(f"core/{name}: on no floor of CORE_FLOORS in {os.path.basename(__file__)}; place it")
+            continue
+        with open(os.path.join(core, name), encoding="utf-8") as f:
+            for number, line in enumerate(f, 1):
+                m = CORE_INCLUDE.match(line)
+                if m and floor_of.get(m.group(1), len(CORE_FLOORS)) > floor_of[stem]:
+                    found.append(f"core/{name}:{number}: {stem} (floor {floor_of[stem]}) must not include "
+                                 f"{m.group(1)} (floor {floor_of.get(m.group(1), 'none')}) ({line.strip()})")
+    return found
+
+
 def main():
     if len(sys.argv) != 2 or not os.path.isdir(os.path.join(sys.argv[1], "core")):
         print("usage: layering_test.py SOURCE_ROOT (the folder holding core/, server/, client/...)",
               file=sys.stderr)
         return 2
-    found = violations(sys.argv[1])
+    found = violations(sys.argv[1]) + core_floor_violations(sys.argv[1])
     for v in found:
         print(v)
     checked = ", ".join(sorted(ALLOWED))
-    print(f"layering: {len(found)} violation(s) in {checked}")
+    print(f"layering: {len(found)} violation(s) in {checked} and core's {len(CORE_FLOORS)} floors")
     return 1 if found else 0
 
 

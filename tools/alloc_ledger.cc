@@ -12,7 +12,7 @@
 #include "absl/flags/usage.h"
 #include "absl/strings/str_split.h"
 #include "core/allocation_ledger.h"
-#include "core/response_builder.h"
+#include "core/request.h"
 #include "tools/ledger_format.h"
 
 ABSL_FLAG(int64_t, items, 200, "Items in the response, 0 to 10000 (0 means the service default, 200).");

@@ -6,7 +6,7 @@
 
 #include "absl/strings/str_format.h"
 #include "core/allocation_counter.h"
-#include "core/response_builder.h"
+#include "core/request.h"
 #include "nlohmann/json.hpp"
 
 namespace reco {

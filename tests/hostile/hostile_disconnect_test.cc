@@ -14,7 +14,7 @@
 
 #include <gtest/gtest.h>
 
-#include "core/response_builder.h"
+#include "core/request.h"
 #include "proto/reco.grpc.pb.h"
 #include "core/test_util.h"
 #include "tests/hostile/hostile_server.h"

@@ -31,6 +31,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "server/process_metrics.h"
+#include "core/byte_buffer_bytes.h"
 #include "core/test_util.h"
 #include "tests/hostile/hostile_server.h"
 
@@ -49,15 +50,6 @@ struct Call {
   grpc::Status status;
   std::unique_ptr<grpc::GenericClientAsyncResponseReader> reader;
 };
-
-std::string Flatten(const grpc::ByteBuffer& buffer) {
-  std::vector<grpc::Slice> slices;
-  std::string out;
-  if (buffer.Dump(&slices).ok()) {
-    for (const grpc::Slice& s : slices) out.append(reinterpret_cast<const char*>(s.begin()), s.size());
-  }
-  return out;
-}
 
 class HostileFloodTest : public ::testing::TestWithParam<MemoryMode> {};
 
@@ -132,7 +124,7 @@ TEST_P(HostileFloodTest, StreamLimitBoundsLeasesAndMemory) {
       ++ok;
       if (done % 50 == 0) {
         ++compared;
-        if (Flatten(call.response) != expected) ++wrong_bytes;
+        if (ByteBufferBytes(call.response) != expected) ++wrong_bytes;
       }
     }
     call.response.Clear();  // the client keeps no replies: RSS is the server's doing
