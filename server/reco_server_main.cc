@@ -115,7 +115,7 @@ reco::ServerOptions OptionsFromFlags() {
   reco::ServerOptions o;
   o.listen = absl::GetFlag(FLAGS_listen);
   if (absl::Status s = reco::CheckListenAddress(o.listen); !s.ok()) BadFlag(absl::StrCat("--", s.message()));
-  if (!reco::ParseServingMode(absl::GetFlag(FLAGS_mode), &o)) {
+  if (!reco::ParseServingMode(absl::GetFlag(FLAGS_mode), &o.mode)) {
     BadFlag("--mode=" + absl::GetFlag(FLAGS_mode) + " is not one of heap, reuse, arena, arena_pool, fragments, ceiling");
   }
   o.ceiling_request = reco::DefaultCeilingRequest();
@@ -137,7 +137,7 @@ reco::ServerOptions OptionsFromFlags() {
   o.store.max_kept_bytes = Bounded(FLAGS_max_kept_bytes, "max_kept_bytes", 0, int64_t{1} << 32);
   // 64 MiB is several times a 10,000-item reply's arena; the pool may hold max_idle of them.
   o.store.initial_block_bytes = Bounded(FLAGS_initial_block_bytes, "initial_block_bytes", 1024, int64_t{64} << 20);
-  if (o.mode == reco::MemoryMode::kArenaPool && o.store.max_idle * o.store.initial_block_bytes > (int64_t{8} << 30)) {
+  if (o.mode == reco::ServingMode::kArenaPool && o.store.max_idle * o.store.initial_block_bytes > (int64_t{8} << 30)) {
     BadFlag(absl::StrCat("--max_idle x --initial_block_bytes = ", o.store.max_idle * o.store.initial_block_bytes,
                          " bytes is over 8 GiB, the most the arena pool may hold"));
   }
@@ -247,7 +247,7 @@ int main(int argc, char** argv) {
                                catalogue.space_used_bytes() / 1048576.0, catalogue.build_seconds());
   std::string host = options.listen.substr(0, options.listen.rfind(':'));
   std::cout << "reco_server: listening on " << host << ":" << (*server)->port()
-            << " mode=" << reco::ServingModeName(options)
+            << " mode=" << reco::ServingModeName(options.mode)
             << (options.tls_cert_pem.empty() ? "" : " tls=on") << std::endl;  // endl: flushed for scripts
 
   int signal_number = 0;
