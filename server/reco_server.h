@@ -9,7 +9,7 @@
 // shuts it down with a zero deadline. Everything the server's RPCs touch (store,
 // meter) is owned here and outlives the gRPC server.
 //
-// Example:
+// Example (compiled and run in server/header_examples_test.cc):
 //   reco::ServerOptions options;
 //   options.listen = "127.0.0.1:0";
 //   options.mode = reco::ServingMode::kArena;
