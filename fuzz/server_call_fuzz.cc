@@ -76,7 +76,7 @@ struct Servers {
     for (const std::string& mode : modes) {
       reco::ServerOptions options;
       options.listen = "127.0.0.1:0";
-      if (!reco::ParseServingMode(mode, &options)) Fail("not a serving mode", mode);
+      if (!reco::ParseServingMode(mode, &options.mode)) Fail("not a serving mode", mode);
       options.catalogue.items_per_profile = 1000;  // replies copy from it: size does not matter here
       options.store.max_idle = 4;
       options.ceiling_request = reco::DefaultCeilingRequest();

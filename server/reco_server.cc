@@ -34,15 +34,21 @@ struct RecoServer::Parts {
   std::unique_ptr<ReplyBudget> budget;  // null when off; the server's CallReservations use it
   std::unique_ptr<MemoryTrimmer> trimmer;
   std::unique_ptr<StatsSnapshotter> snapshotter;
-  std::unique_ptr<RecommenderService> recommender;
-  std::unique_ptr<FragmentsService> fragments;  // instead of recommender in fragments mode
-  std::unique_ptr<CeilingService> ceiling;      // instead of recommender in ceiling mode
+  // Answers Recommend: RecommenderService, FragmentsService or CeilingService (MakeService).
+  std::unique_ptr<grpc::Service> recommend;
   std::unique_ptr<StatsService> stats;
   std::unique_ptr<UnservedMethodService> unserved;  // every path the services above do not serve
   std::unique_ptr<grpc::Server> server;
   // Insecure ports only: accepts for `server`, so it stops (and goes) before it.
   std::unique_ptr<ConnectionAcceptor> acceptor;
   int port = 0;
+
+  // Start's steps, in the order it takes them.
+  CallReservations* InstallReplyBudget(grpc::ServerBuilder* builder);
+  void MakeService(CallReservations* reservations);
+  absl::Status Listen(grpc::ServerBuilder* builder);
+  void RegisterServices(grpc::ServerBuilder* builder);
+  absl::Status StartServing(grpc::ServerBuilder* builder);
 };
 
 namespace {
@@ -51,6 +57,35 @@ namespace {
 // cancelled while it is still being sent; over an hour it would not bound anything.
 constexpr absl::Duration kMinReplyHold = absl::Milliseconds(100);
 constexpr absl::Duration kMaxReplyHold = absl::Hours(1);
+
+// The reply budget's options, when it is on.
+absl::Status CheckReplyBudget(const ServerOptions& o) {
+  v1::RecommendRequest default_request;  // 200 realistic items
+  const uint64_t one_default_reply = EstimateReplyBytes(default_request);
+  if (o.max_reply_bytes < one_default_reply) {
+    return absl::InvalidArgumentError(absl::StrCat("max_reply_bytes: ", o.max_reply_bytes,
+                                                   " is below one default 200-item reply (", one_default_reply,
+                                                   " bytes)"));
+  }
+  if (o.inflight_budget_bytes < o.max_reply_bytes) {
+    return absl::InvalidArgumentError(absl::StrCat("inflight_budget_bytes: ", o.inflight_budget_bytes,
+                                                   " is below max_reply_bytes (", o.max_reply_bytes,
+                                                   "): the largest reply allowed could never be admitted"));
+  }
+  if (!(o.max_connection_budget_share > 0 && o.max_connection_budget_share <= 1)) {
+    return absl::InvalidArgumentError(absl::StrCat("max_connection_budget_share: ", o.max_connection_budget_share,
+                                                   " is not in (0, 1]"));
+  }
+  if (o.max_reply_hold < absl::ZeroDuration() ||
+      (o.max_reply_hold > absl::ZeroDuration() && o.max_reply_hold < kMinReplyHold) ||
+      o.max_reply_hold > kMaxReplyHold) {
+    return absl::InvalidArgumentError(absl::StrCat("max_reply_hold: ", absl::FormatDuration(o.max_reply_hold),
+                                                   " is not 0 (never cancel) or between ",
+                                                   absl::FormatDuration(kMinReplyHold), " and ",
+                                                   absl::FormatDuration(kMaxReplyHold)));
+  }
+  return absl::OkStatus();
+}
 
 absl::Status CheckOptions(const ServerOptions& o) {
   if (absl::Status s = CheckListenAddress(o.listen); !s.ok()) return s;
@@ -72,30 +107,7 @@ absl::Status CheckOptions(const ServerOptions& o) {
     return absl::InvalidArgumentError(absl::StrCat("resource_quota_bytes: ", o.resource_quota_bytes, " is negative"));
   }
   if (o.inflight_budget_bytes != 0) {
-    v1::RecommendRequest default_request;  // 200 realistic items
-    const uint64_t one_default_reply = EstimateReplyBytes(default_request);
-    if (o.max_reply_bytes < one_default_reply) {
-      return absl::InvalidArgumentError(absl::StrCat("max_reply_bytes: ", o.max_reply_bytes,
-                                                     " is below one default 200-item reply (", one_default_reply,
-                                                     " bytes)"));
-    }
-    if (o.inflight_budget_bytes < o.max_reply_bytes) {
-      return absl::InvalidArgumentError(absl::StrCat("inflight_budget_bytes: ", o.inflight_budget_bytes,
-                                                     " is below max_reply_bytes (", o.max_reply_bytes,
-                                                     "): the largest reply allowed could never be admitted"));
-    }
-    if (!(o.max_connection_budget_share > 0 && o.max_connection_budget_share <= 1)) {
-      return absl::InvalidArgumentError(absl::StrCat("max_connection_budget_share: ", o.max_connection_budget_share,
-                                                     " is not in (0, 1]"));
-    }
-    if (o.max_reply_hold < absl::ZeroDuration() ||
-        (o.max_reply_hold > absl::ZeroDuration() && o.max_reply_hold < kMinReplyHold) ||
-        o.max_reply_hold > kMaxReplyHold) {
-      return absl::InvalidArgumentError(absl::StrCat("max_reply_hold: ", absl::FormatDuration(o.max_reply_hold),
-                                                     " is not 0 (never cancel) or between ",
-                                                     absl::FormatDuration(kMinReplyHold), " and ",
-                                                     absl::FormatDuration(kMaxReplyHold)));
-    }
+    if (absl::Status s = CheckReplyBudget(o); !s.ok()) return s;
   }
   if (absl::Status s = ValidateCatalogueOptions(o.catalogue); !s.ok()) return s;
   if (o.trim.interval < absl::ZeroDuration()) return absl::InvalidArgumentError("trim_interval: negative");
@@ -103,11 +115,11 @@ absl::Status CheckOptions(const ServerOptions& o) {
     return absl::InvalidArgumentError(o.tls_cert_pem.empty() ? "tls_key_pem without tls_cert_pem: give both or neither"
                                                              : "tls_cert_pem without tls_key_pem: give both or neither");
   }
-  if (o.reply_path == ReplyPath::kCeiling) {
+  if (o.mode == ServingMode::kCeiling) {
     if (absl::Status s = ValidateRequest(o.ceiling_request); !s.ok()) {
       return absl::InvalidArgumentError(absl::StrCat("ceiling_request: ", s.message()));
     }
-  } else if (o.reply_path == ReplyPath::kMessages && o.mode == MemoryMode::kArenaPool && o.store.initial_block_bytes == 0) {
+  } else if (o.mode == ServingMode::kArenaPool && o.store.initial_block_bytes == 0) {
     return absl::InvalidArgumentError("initial_block_bytes: must be positive in arena_pool mode");
   }
   return absl::OkStatus();
@@ -121,28 +133,72 @@ std::shared_ptr<grpc::ServerCredentials> ListeningCredentials(const ServerOption
   return grpc::SslServerCredentials(ssl);
 }
 
-}  // namespace
-
-std::string ServingModeName(const ServerOptions& options) {
-  switch (options.reply_path) {
-    case ReplyPath::kCeiling: return "ceiling";
-    case ReplyPath::kFragments: return "fragments";
-    case ReplyPath::kMessages: break;
+// What every connection may send and hold: request size, streams, keepalive and
+// lifetime (connection_limits.h), and gRPC's memory quota when one is set.
+void ApplyTransportLimits(const ServerOptions& o, grpc::ServerBuilder* builder) {
+  builder->SetMaxReceiveMessageSize(o.max_receive_message_bytes);
+  builder->AddChannelArgument(GRPC_ARG_MAX_CONCURRENT_STREAMS, o.max_concurrent_streams);
+  ApplyConnectionLimits(o.connection, builder);
+  if (o.resource_quota_bytes > 0) {
+    grpc::ResourceQuota quota("reco_server");
+    quota.Resize(static_cast<size_t>(o.resource_quota_bytes));
+    builder->SetResourceQuota(quota);
   }
-  return std::string(MemoryModeName(options.mode));
 }
 
-bool ParseServingMode(absl::string_view name, ServerOptions* options) {
-  if (name == "ceiling") {
-    options->reply_path = ReplyPath::kCeiling;
-  } else if (name == "fragments") {
-    options->reply_path = ReplyPath::kFragments;
-  } else if (ParseMemoryMode(name, &options->mode)) {
-    options->reply_path = ReplyPath::kMessages;
-  } else {
-    return false;
+// Health for the server ("") and for each service by name: a probe that names the
+// service it depends on (grpc_health_probe -service=reco.v1.Recommender) gets an
+// answer, not NOT_FOUND. SetServingStatus(false) at drain turns them all.
+void MarkServing(grpc::HealthCheckServiceInterface* health) {
+  health->SetServingStatus(true);
+  for (const std::string& service : {std::string(v1::Recommender::service_full_name()),
+                                     std::string(v1::ServerStats::service_full_name())}) {
+    health->SetServingStatus(service, true);
   }
-  return true;
+}
+
+// Every serving mode, in ServingMode's order.
+constexpr ServingMode kServingModes[] = {ServingMode::kHeap,      ServingMode::kReuse,     ServingMode::kArena,
+                                         ServingMode::kArenaPool, ServingMode::kFragments, ServingMode::kCeiling};
+
+}  // namespace
+
+std::optional<MemoryMode> MessageMemoryMode(ServingMode mode) {
+  switch (mode) {
+    case ServingMode::kHeap: return MemoryMode::kHeap;
+    case ServingMode::kReuse: return MemoryMode::kReuse;
+    case ServingMode::kArena: return MemoryMode::kArena;
+    case ServingMode::kArenaPool: return MemoryMode::kArenaPool;
+    case ServingMode::kFragments:
+    case ServingMode::kCeiling: break;
+  }
+  return std::nullopt;
+}
+
+ServingMode ServingModeFor(MemoryMode mode) {
+  switch (mode) {
+    case MemoryMode::kHeap: return ServingMode::kHeap;
+    case MemoryMode::kReuse: return ServingMode::kReuse;
+    case MemoryMode::kArena: return ServingMode::kArena;
+    case MemoryMode::kArenaPool: break;
+  }
+  return ServingMode::kArenaPool;
+}
+
+std::string ServingModeName(ServingMode mode) {
+  if (mode == ServingMode::kFragments) return "fragments";
+  if (mode == ServingMode::kCeiling) return "ceiling";
+  return std::string(MemoryModeName(*MessageMemoryMode(mode)));
+}
+
+bool ParseServingMode(absl::string_view name, ServingMode* mode) {
+  for (ServingMode m : kServingModes) {
+    if (ServingModeName(m) == name) {
+      *mode = m;
+      return true;
+    }
+  }
+  return false;
 }
 
 const std::vector<std::string>& RequestServingModes() {
@@ -168,111 +224,111 @@ absl::StatusOr<std::unique_ptr<RecoServer>> RecoServer::Start(const ServerOption
   // after it serves reflection. Without --reflection it is never initialised here.
   if (options.reflection) grpc::reflection::InitProtoReflectionServerBuilderPlugin();
   grpc::ServerBuilder builder;
-  const bool ceiling = options.reply_path == ReplyPath::kCeiling;
-  if (ceiling) {
-    // Nothing to place: one reply, serialized once; no store, no allocator, no budget.
-    parts->ceiling = std::make_unique<CeilingService>(*parts->catalogue, options.ceiling_request,
-                                                      parts->meter.get());
-    parts->snapshotter = std::make_unique<StatsSnapshotter>(
-        "ceiling", StatsSnapshotter::Sources{parts->meter->recorder(), nullptr, nullptr, nullptr, parts->trimmer.get(),
-                                             parts->catalogue.get()});
-  } else {
-    CallReservations* reservations = nullptr;
-    if (options.inflight_budget_bytes != 0) {
-      parts->budget = std::make_unique<ReplyBudget>(options.inflight_budget_bytes, options.max_reply_bytes);
-      auto contexts = std::make_unique<CallReservations>(
-          parts->budget.get(), ReservationLimits{options.max_connection_budget_share, options.max_reply_hold});
-      reservations = contexts.get();  // owned by the gRPC server from here on
-      builder.SetContextAllocator(std::move(contexts));
-    }
-    if (options.reply_path == ReplyPath::kFragments) {
-      // No messages at all: the reply's bytes are spliced (fragments_service.h).
-      parts->fragments = std::make_unique<FragmentsService>(parts->catalogue.get(), parts->meter.get(),
-                                                            reservations, options.check_every_items,
-                                                            options.fragments_copy_below_bytes);
-    } else {
-      // heap is gRPC's default path: no store, no allocator. The others install the
-      // store's allocator (the pattern in patterns/), wrapped by the meter when measuring.
-      if (options.mode != MemoryMode::kHeap) parts->store = MakeMessageStore(options.mode, options.store);
-      RecommendAllocator* allocator = parts->store != nullptr ? parts->store->allocator() : nullptr;
-      parts->recommender = std::make_unique<RecommenderService>(
-          parts->catalogue.get(), parts->meter->Wrap(allocator), parts->meter.get(), reservations,
-          options.check_every_items);
-    }
-    parts->snapshotter = std::make_unique<StatsSnapshotter>(
-        ServingModeName(options),
-        StatsSnapshotter::Sources{parts->meter->recorder(), parts->store.get(), parts->budget.get(), reservations,
-                                  parts->trimmer.get(), parts->catalogue.get()});
-  }
+  CallReservations* reservations = parts->InstallReplyBudget(&builder);
+  parts->MakeService(reservations);
+  parts->snapshotter = std::make_unique<StatsSnapshotter>(
+      ServingModeName(options.mode),
+      StatsSnapshotter::Sources{parts->meter->recorder(), parts->store.get(), parts->budget.get(), reservations,
+                                parts->trimmer.get(), parts->catalogue.get()});
   parts->stats = std::make_unique<StatsService>(parts->snapshotter.get(), options.allow_stats_reset);
 
+  if (absl::Status s = parts->Listen(&builder); !s.ok()) return s;
+  ApplyTransportLimits(options, &builder);
+  parts->RegisterServices(&builder);
+  if (absl::Status s = parts->StartServing(&builder); !s.ok()) return s;
+  return std::unique_ptr<RecoServer>(new RecoServer(std::move(parts)));
+}
+
+// The reply budget, when it is on (never for the ceiling: it builds nothing). Its
+// per-call side, CallReservations, becomes the builder's context allocator, owned by
+// the gRPC server from then on. Null when there is no budget.
+CallReservations* RecoServer::Parts::InstallReplyBudget(grpc::ServerBuilder* builder) {
+  if (options.mode == ServingMode::kCeiling || options.inflight_budget_bytes == 0) return nullptr;
+  budget = std::make_unique<ReplyBudget>(options.inflight_budget_bytes, options.max_reply_bytes);
+  auto contexts = std::make_unique<CallReservations>(
+      budget.get(), ReservationLimits{options.max_connection_budget_share, options.max_reply_hold});
+  CallReservations* reservations = contexts.get();
+  builder->SetContextAllocator(std::move(contexts));
+  return reservations;
+}
+
+// The service that answers Recommend in options.mode, and the store the memory modes
+// build in.
+void RecoServer::Parts::MakeService(CallReservations* reservations) {
+  if (options.mode == ServingMode::kCeiling) {
+    // Nothing to place: one reply, serialized once; no store, no allocator, no budget.
+    recommend = std::make_unique<CeilingService>(*catalogue, options.ceiling_request, meter.get());
+    return;
+  }
+  if (options.mode == ServingMode::kFragments) {
+    // No messages at all: the reply's bytes are spliced (fragments_service.h).
+    recommend = std::make_unique<FragmentsService>(catalogue.get(), meter.get(), reservations,
+                                                   options.check_every_items, options.fragments_copy_below_bytes);
+    return;
+  }
+  // heap is gRPC's default path: no store, no allocator. The others install the
+  // store's allocator (the pattern in patterns/), wrapped by the meter when measuring.
+  const MemoryMode memory = *MessageMemoryMode(options.mode);
+  if (memory != MemoryMode::kHeap) store = MakeMessageStore(memory, options.store);
+  RecommendAllocator* allocator = store != nullptr ? store->allocator() : nullptr;
+  recommend = std::make_unique<RecommenderService>(catalogue.get(), meter->Wrap(allocator), meter.get(),
+                                                   reservations, options.check_every_items);
+}
+
+// The insecure port is our own ConnectionAcceptor, bound here and started once the
+// server is: gRPC 1.51's listener stops for good after one EMFILE
+// (connection_acceptor.h). TLS keeps gRPC's listener, which sets `port` at start.
+absl::Status RecoServer::Parts::Listen(grpc::ServerBuilder* builder) {
   // gRPC sets SO_REUSEPORT by default on Linux: a second server could then bind a
   // port already in use and silently share its traffic. A busy port must be an error.
-  builder.AddChannelArgument(GRPC_ARG_ALLOW_REUSEPORT, 0);
-  // The insecure port is our own ConnectionAcceptor: gRPC 1.51's listener stops for
-  // good after one EMFILE (connection_acceptor.h). TLS keeps gRPC's listener.
-  std::unique_ptr<ConnectionAcceptor> acceptor;
-  if (options.tls_cert_pem.empty()) {
-    const int64_t cap = options.connection.max_connections != 0 ? options.connection.max_connections
-                                                                : DefaultMaxConnections();
-    absl::StatusOr<std::unique_ptr<ConnectionAcceptor>> bound =
-        ConnectionAcceptor::Listen(options.listen, AcceptorOptions{options.connection.handshake_timeout, cap});
-    if (!bound.ok()) return bound.status();
-    acceptor = *std::move(bound);
-  } else {
-    builder.AddListeningPort(options.listen, ListeningCredentials(options), &parts->port);
+  builder->AddChannelArgument(GRPC_ARG_ALLOW_REUSEPORT, 0);
+  if (!options.tls_cert_pem.empty()) {
+    builder->AddListeningPort(options.listen, ListeningCredentials(options), &port);
+    return absl::OkStatus();
   }
-  builder.SetMaxReceiveMessageSize(options.max_receive_message_bytes);
-  builder.AddChannelArgument(GRPC_ARG_MAX_CONCURRENT_STREAMS, options.max_concurrent_streams);
-  ApplyConnectionLimits(options.connection, &builder);
-  if (options.resource_quota_bytes > 0) {
-    grpc::ResourceQuota quota("reco_server");
-    quota.Resize(static_cast<size_t>(options.resource_quota_bytes));
-    builder.SetResourceQuota(quota);
-  }
+  const int64_t cap = options.connection.max_connections != 0 ? options.connection.max_connections
+                                                              : DefaultMaxConnections();
+  absl::StatusOr<std::unique_ptr<ConnectionAcceptor>> bound =
+      ConnectionAcceptor::Listen(options.listen, AcceptorOptions{options.connection.handshake_timeout, cap});
+  if (!bound.ok()) return bound.status();
+  acceptor = *std::move(bound);
+  return absl::OkStatus();
+}
+
+void RecoServer::Parts::RegisterServices(grpc::ServerBuilder* builder) {
   // Only the message modes get the serialize timer: the ceiling and fragments have
   // nothing to serialize, and the interceptor's per-RPC bookkeeping would cost them.
-  if (auto timer = parts->meter->NewSerializeTimer();
-      timer != nullptr && options.reply_path == ReplyPath::kMessages) {
-    std::vector<std::unique_ptr<grpc::experimental::ServerInterceptorFactoryInterface>> factories;
-    factories.push_back(std::move(timer));
-    builder.experimental().SetInterceptorCreators(std::move(factories));
+  if (MessageMemoryMode(options.mode).has_value()) {
+    if (auto timer = meter->NewSerializeTimer(); timer != nullptr) {
+      std::vector<std::unique_ptr<grpc::experimental::ServerInterceptorFactoryInterface>> factories;
+      factories.push_back(std::move(timer));
+      builder->experimental().SetInterceptorCreators(std::move(factories));
+    }
   }
-  if (ceiling) {
-    builder.RegisterService(parts->ceiling.get());
-  } else if (parts->fragments != nullptr) {
-    builder.RegisterService(parts->fragments.get());
-  } else {
-    builder.RegisterService(parts->recommender.get());
-  }
-  builder.RegisterService(parts->stats.get());
-  parts->unserved = std::make_unique<UnservedMethodService>(std::vector<std::string>{
+  builder->RegisterService(recommend.get());
+  builder->RegisterService(stats.get());
+  unserved = std::make_unique<UnservedMethodService>(std::vector<std::string>{
       v1::Recommender::service_full_name(), v1::ServerStats::service_full_name(), "grpc.health.v1.Health",
       "grpc.reflection.v1alpha.ServerReflection"});
-  builder.RegisterCallbackGenericService(parts->unserved.get());
+  builder->RegisterCallbackGenericService(unserved.get());
+}
 
-  parts->server = builder.BuildAndStart();
-  if (parts->server != nullptr && acceptor != nullptr) {
-    acceptor->Start(parts->server.get());
-    parts->port = acceptor->port();
-    parts->acceptor = std::move(acceptor);
+// Builds and starts the gRPC server, then the acceptor that feeds it; health says
+// SERVING once both are up.
+absl::Status RecoServer::Parts::StartServing(grpc::ServerBuilder* builder) {
+  server = builder->BuildAndStart();
+  if (server != nullptr && acceptor != nullptr) {
+    acceptor->Start(server.get());
+    port = acceptor->port();
   }
-  if (parts->server == nullptr || parts->port == 0) {
-    if (parts->server != nullptr) parts->server->Shutdown();
+  if (server == nullptr || port == 0) {
+    if (server != nullptr) server->Shutdown();
     return absl::UnavailableError(absl::StrCat(
         "cannot listen on ", options.listen, ": the port is in use or the address is not a local HOST:PORT",
         options.tls_cert_pem.empty() ? "" : ", or the TLS certificate and key are not PEM or do not match"));
   }
-  // Health for the server ("") and for each service by name: a probe that names the
-  // service it depends on (grpc_health_probe -service=reco.v1.Recommender) gets an
-  // answer, not NOT_FOUND. SetServingStatus(false) at drain turns them all.
-  grpc::HealthCheckServiceInterface* health = parts->server->GetHealthCheckService();
-  health->SetServingStatus(true);
-  for (const std::string& service : {std::string(v1::Recommender::service_full_name()),
-                                     std::string(v1::ServerStats::service_full_name())}) {
-    health->SetServingStatus(service, true);
-  }
-  return std::unique_ptr<RecoServer>(new RecoServer(std::move(parts)));
+  MarkServing(server->GetHealthCheckService());
+  return absl::OkStatus();
 }
 
 RecoServer::RecoServer(std::unique_ptr<Parts> parts) : parts_(std::move(parts)) {}

@@ -1,6 +1,6 @@
 // RecoServer: the Recommender service (and ServerStats, health, reflection) running
-// in this process, in one of the four memory modes. reco_server's main and the tests
-// use it alike.
+// in this process, in one of its serving modes (ServingMode below). reco_server's main
+// and the tests use it alike.
 //
 // Lifetime: Start() builds and starts a gRPC server listening on options.listen
 // (port 0 picks a free port: read it with port()). Shutdown() stops accepting RPCs,
@@ -9,10 +9,10 @@
 // shuts it down with a zero deadline. Everything the server's RPCs touch (store,
 // meter) is owned here and outlives the gRPC server.
 //
-// Example:
+// Example (compiled and run in server/header_examples_test.cc):
 //   reco::ServerOptions options;
 //   options.listen = "127.0.0.1:0";
-//   options.mode = reco::MemoryMode::kArena;
+//   options.mode = reco::ServingMode::kArena;
 //   auto server = reco::RecoServer::Start(options);
 //   if (!server.ok()) return server.status();
 //   int port = (*server)->port();
@@ -28,6 +28,7 @@
 
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -46,19 +47,35 @@
 
 namespace reco {
 
-// The server-level modes beside the four memory modes (which build messages):
+// Every way the server can answer Recommend; --mode and StatsSnapshot.mode name them
+// (ServingModeName).
+//   kHeap, kReuse, kArena, kArenaPool
+//               reply messages built by RecommenderService in that memory mode
+//               (core/message_store.h; MessageMemoryMode gives it);
 //   kFragments  replies spliced from the catalogue's pre-serialized items
-//               (fragments_service.h): a real handler, no reply message; `mode`
-//               and `store` unused.
+//               (fragments_service.h): a real handler, no reply message, no store;
 //   kCeiling    every Recommend answered with the one reply to ceiling_request,
 //               serialized at start-up (ceiling_service.h). It ignores the request's
 //               content: the limit of the transport, not a pattern to copy.
-enum class ReplyPath { kMessages, kFragments, kCeiling };
+enum class ServingMode { kHeap, kReuse, kArena, kArenaPool, kFragments, kCeiling };
+
+// The memory mode a message-building mode builds in; nullopt for fragments and the
+// ceiling, which build no reply message.
+std::optional<MemoryMode> MessageMemoryMode(ServingMode mode);
+// The serving mode that builds its replies in memory mode `mode`.
+ServingMode ServingModeFor(MemoryMode mode);
+// "heap", "reuse", "arena", "arena_pool", "fragments" or "ceiling": StatsSnapshot.mode.
+std::string ServingModeName(ServingMode mode);
+// Sets *mode from one of the names above; false for anything else.
+bool ParseServingMode(absl::string_view name, ServingMode* mode);
+// The modes that answer each request for itself, in report order: the four memory
+// modes, then fragments (not the ceiling). What tests and scripts iterate over.
+const std::vector<std::string>& RequestServingModes();
 
 struct ServerOptions {
   std::string listen = "127.0.0.1:50051";  // "127.0.0.1:0" picks a free port
-  MemoryMode mode = MemoryMode::kArenaPool;
-  MessageStoreOptions store;               // pool bound, initial block size
+  ServingMode mode = ServingMode::kArenaPool;  // what answers Recommend
+  MessageStoreOptions store;               // the memory modes' pool bound, initial block size
   // The catalogue replies are copied from (core/catalogue.h), built at start-up:
   // 10,000 items per text profile by default, ~21 MiB, ~0.1 s.
   CatalogueOptions catalogue;
@@ -94,9 +111,6 @@ struct ServerOptions {
   // Time the build, serialize and release phases (RpcMeter). false installs none of
   // the measurement (RPCs are still counted): for measuring what measuring costs.
   bool measure_phases = true;
-  // What answers Recommend (ReplyPath): messages built in `mode`, spliced fragments,
-  // or the ceiling's one reply.
-  ReplyPath reply_path = ReplyPath::kMessages;
   // fragments: catalogue items whose bytes are shorter than this are copied into the
   // reply instead of referenced (patterns/spliced_reply.h); SIZE_MAX copies all.
   size_t fragments_copy_below_bytes = patterns::SplicedReply::kDefaultCopyFragmentsBelow;
@@ -121,15 +135,6 @@ struct ServerOptions {
   // (server/connection_limits.h); on by default.
   ConnectionLimits connection;
 };
-
-// "heap", "reuse", "arena", "arena_pool", "fragments" or "ceiling": StatsSnapshot.mode.
-std::string ServingModeName(const ServerOptions& options);
-// Sets options->reply_path (and ->mode for the four memory modes) from one of the
-// names above; false for anything else.
-bool ParseServingMode(absl::string_view name, ServerOptions* options);
-// The modes that answer each request for itself, in report order: the four memory
-// modes, then fragments (not the ceiling). What tests and scripts iterate over.
-const std::vector<std::string>& RequestServingModes();
 
 class RecoServer {
  public:

@@ -111,60 +111,107 @@ int64_t Bounded(const absl::Flag<int64_t>& flag, const char* name, int64_t lo, i
   return v;
 }
 
-reco::ServerOptions OptionsFromFlags() {
-  reco::ServerOptions o;
-  o.listen = absl::GetFlag(FLAGS_listen);
-  if (absl::Status s = reco::CheckListenAddress(o.listen); !s.ok()) BadFlag(absl::StrCat("--", s.message()));
-  if (!reco::ParseServingMode(absl::GetFlag(FLAGS_mode), &o)) {
-    BadFlag("--mode=" + absl::GetFlag(FLAGS_mode) + " is not one of heap, reuse, arena, arena_pool, fragments, ceiling");
-  }
-  o.ceiling_request = reco::DefaultCeilingRequest();
-  o.ceiling_request.set_item_count(
-      static_cast<uint32_t>(Bounded(FLAGS_ceiling_items, "ceiling_items", 1, reco::kMaxItemCount)));
+// The fixed request the ceiling answers: DefaultCeilingRequest() with the --ceiling_* flags.
+reco::v1::RecommendRequest CeilingRequestFromFlags() {
+  reco::v1::RecommendRequest r = reco::DefaultCeilingRequest();
+  r.set_item_count(static_cast<uint32_t>(Bounded(FLAGS_ceiling_items, "ceiling_items", 1, reco::kMaxItemCount)));
   reco::v1::TextProfile profile;
   if (!reco::ParseTextProfile(absl::GetFlag(FLAGS_ceiling_profile), &profile)) {
     BadFlag("--ceiling_profile=" + absl::GetFlag(FLAGS_ceiling_profile) + " is not one of realistic, compact");
   }
-  o.ceiling_request.set_text_profile(profile);
-  o.ceiling_request.set_seed(static_cast<uint64_t>(Bounded(FLAGS_ceiling_seed, "ceiling_seed", 0, int64_t{1} << 62)));
-  o.ceiling_request.set_user_id(absl::GetFlag(FLAGS_ceiling_user));
+  r.set_text_profile(profile);
+  r.set_seed(static_cast<uint64_t>(Bounded(FLAGS_ceiling_seed, "ceiling_seed", 0, int64_t{1} << 62)));
+  r.set_user_id(absl::GetFlag(FLAGS_ceiling_user));
+  return r;
+}
+
+reco::MessageStoreOptions StoreFromFlags(reco::ServingMode mode) {
+  reco::MessageStoreOptions store;
+  store.max_idle = Bounded(FLAGS_max_idle, "max_idle", 0, 1 << 20);
+  store.max_kept_bytes = Bounded(FLAGS_max_kept_bytes, "max_kept_bytes", 0, int64_t{1} << 32);
+  // 64 MiB is several times a 10,000-item reply's arena; the pool may hold max_idle of them.
+  store.initial_block_bytes = Bounded(FLAGS_initial_block_bytes, "initial_block_bytes", 1024, int64_t{64} << 20);
+  if (mode == reco::ServingMode::kArenaPool && store.max_idle * store.initial_block_bytes > (int64_t{8} << 30)) {
+    BadFlag(absl::StrCat("--max_idle x --initial_block_bytes = ", store.max_idle * store.initial_block_bytes,
+                         " bytes is over 8 GiB, the most the arena pool may hold"));
+  }
+  return store;
+}
+
+// What one connection may send and hold.
+void ReadTransportFlags(reco::ServerOptions* o) {
+  // Requests are a few dozen bytes: 64 bytes holds the smallest, 64 MiB is far past any.
+  o->max_receive_message_bytes = Bounded(FLAGS_max_receive_message_bytes, "max_receive_message_bytes", 64, 64 << 20);
+  o->max_concurrent_streams = Bounded(FLAGS_max_concurrent_streams, "max_concurrent_streams", 1, 1 << 20);
+  o->resource_quota_bytes = Bounded(FLAGS_resource_quota_bytes, "resource_quota_bytes", 0, int64_t{1} << 40);
+  // Too small a quota to serve one call is refused by RecoServer::Start (exit 2 in main).
+  absl::StatusOr<reco::ConnectionLimits> limits = reco::ConnectionLimitsFromFlags();
+  if (!limits.ok()) BadFlag(std::string(limits.status().message()));
+  o->connection = *limits;
+}
+
+// The replies in flight: their budget, and how a build notices it is abandoned.
+void ReadReplyBudgetFlags(reco::ServerOptions* o) {
+  o->inflight_budget_bytes =
+      static_cast<uint64_t>(Bounded(FLAGS_inflight_budget_bytes, "inflight_budget_bytes", 0, int64_t{1} << 40));
+  o->max_reply_bytes = static_cast<uint64_t>(Bounded(FLAGS_max_reply_bytes, "max_reply_bytes", 1, int64_t{1} << 40));
+  o->max_connection_budget_share = absl::GetFlag(FLAGS_max_connection_budget_share);  // ranged by Start
+  o->max_reply_hold = absl::GetFlag(FLAGS_max_reply_hold);
+  o->check_every_items = static_cast<uint32_t>(Bounded(FLAGS_check_every_items, "check_every_items", 0, 1 << 20));
+}
+
+reco::TrimOptions TrimFromFlags() {
+  reco::TrimOptions trim;
+  trim.interval = absl::GetFlag(FLAGS_trim_interval);
+  // Under 10 ms the trimmer's own look (mallinfo2 and /proc) becomes a load: 1ns made
+  // an idle server burn a quarter of a core.
+  if (trim.interval < absl::ZeroDuration() || trim.interval > absl::Hours(24) ||
+      (trim.interval > absl::ZeroDuration() && trim.interval < absl::Milliseconds(10))) {
+    BadFlag(absl::StrCat("--trim_interval=", absl::FormatDuration(trim.interval),
+                         " is out of range: 0 (never) or [10ms, 24h]"));
+  }
+  trim.threshold_bytes =
+      static_cast<uint64_t>(Bounded(FLAGS_trim_threshold_bytes, "trim_threshold_bytes", 1, int64_t{1} << 40));
+  return trim;
+}
+
+// --tls_cert and --tls_key: both or neither, read and checked as a pair.
+void ReadTlsFlags(reco::ServerOptions* o) {
+  const std::string cert = absl::GetFlag(FLAGS_tls_cert), key = absl::GetFlag(FLAGS_tls_key);
+  if (cert.empty() != key.empty()) {
+    BadFlag(cert.empty() ? "--tls_key needs --tls_cert too (TLS takes both or neither)"
+                         : "--tls_cert needs --tls_key too (TLS takes both or neither)");
+  }
+  if (cert.empty()) return;
+  // Only the flag and path reach stderr; the PEM text stays in memory.
+  for (auto [flag, path, out] : {std::tuple{"--tls_cert", cert, &o->tls_cert_pem},
+                                 std::tuple{"--tls_key", key, &o->tls_key_pem}}) {
+    absl::StatusOr<std::string> pem = reco::ReadPemFile(flag, path);
+    if (!pem.ok()) BadFlag(std::string(pem.status().message()));
+    *out = *std::move(pem);
+  }
+  absl::Status pair = reco::CheckTlsKeyPair({"--tls_cert", cert, o->tls_cert_pem}, {"--tls_key", key, o->tls_key_pem});
+  if (!pair.ok()) BadFlag(std::string(pair.message()));
+}
+
+// Every flag's value checked, in the order they are read: the first bad one exits 2.
+reco::ServerOptions OptionsFromFlags() {
+  reco::ServerOptions o;
+  o.listen = absl::GetFlag(FLAGS_listen);
+  if (absl::Status s = reco::CheckListenAddress(o.listen); !s.ok()) BadFlag(absl::StrCat("--", s.message()));
+  if (!reco::ParseServingMode(absl::GetFlag(FLAGS_mode), &o.mode)) {
+    BadFlag("--mode=" + absl::GetFlag(FLAGS_mode) + " is not one of heap, reuse, arena, arena_pool, fragments, ceiling");
+  }
+  o.ceiling_request = CeilingRequestFromFlags();
   o.catalogue.items_per_profile =
       static_cast<uint32_t>(Bounded(FLAGS_catalogue_items, "catalogue_items", 1, reco::kMaxCatalogueItems));
   o.catalogue.seed = absl::GetFlag(FLAGS_catalogue_seed);
   o.fragments_copy_below_bytes = static_cast<size_t>(
       Bounded(FLAGS_fragments_copy_below_bytes, "fragments_copy_below_bytes", 0, int64_t{1} << 30));
-  o.store.max_idle = Bounded(FLAGS_max_idle, "max_idle", 0, 1 << 20);
-  o.store.max_kept_bytes = Bounded(FLAGS_max_kept_bytes, "max_kept_bytes", 0, int64_t{1} << 32);
-  // 64 MiB is several times a 10,000-item reply's arena; the pool may hold max_idle of them.
-  o.store.initial_block_bytes = Bounded(FLAGS_initial_block_bytes, "initial_block_bytes", 1024, int64_t{64} << 20);
-  if (o.mode == reco::MemoryMode::kArenaPool && o.store.max_idle * o.store.initial_block_bytes > (int64_t{8} << 30)) {
-    BadFlag(absl::StrCat("--max_idle x --initial_block_bytes = ", o.store.max_idle * o.store.initial_block_bytes,
-                         " bytes is over 8 GiB, the most the arena pool may hold"));
-  }
-  // Requests are a few dozen bytes: 64 bytes holds the smallest, 64 MiB is far past any.
-  o.max_receive_message_bytes = Bounded(FLAGS_max_receive_message_bytes, "max_receive_message_bytes", 64, 64 << 20);
-  o.max_concurrent_streams = Bounded(FLAGS_max_concurrent_streams, "max_concurrent_streams", 1, 1 << 20);
-  o.resource_quota_bytes = Bounded(FLAGS_resource_quota_bytes, "resource_quota_bytes", 0, int64_t{1} << 40);
-  // Too small a quota to serve one call is refused by RecoServer::Start (exit 2 below).
-  absl::StatusOr<reco::ConnectionLimits> limits = reco::ConnectionLimitsFromFlags();
-  if (!limits.ok()) BadFlag(std::string(limits.status().message()));
-  o.connection = *limits;
-  o.inflight_budget_bytes =
-      static_cast<uint64_t>(Bounded(FLAGS_inflight_budget_bytes, "inflight_budget_bytes", 0, int64_t{1} << 40));
-  o.max_reply_bytes = static_cast<uint64_t>(Bounded(FLAGS_max_reply_bytes, "max_reply_bytes", 1, int64_t{1} << 40));
-  o.max_connection_budget_share = absl::GetFlag(FLAGS_max_connection_budget_share);  // ranged by Start
-  o.max_reply_hold = absl::GetFlag(FLAGS_max_reply_hold);
-  o.check_every_items = static_cast<uint32_t>(Bounded(FLAGS_check_every_items, "check_every_items", 0, 1 << 20));
-  o.trim.interval = absl::GetFlag(FLAGS_trim_interval);
-  // Under 10 ms the trimmer's own look (mallinfo2 and /proc) becomes a load: 1ns made
-  // an idle server burn a quarter of a core.
-  if (o.trim.interval < absl::ZeroDuration() || o.trim.interval > absl::Hours(24) ||
-      (o.trim.interval > absl::ZeroDuration() && o.trim.interval < absl::Milliseconds(10))) {
-    BadFlag(absl::StrCat("--trim_interval=", absl::FormatDuration(o.trim.interval),
-                         " is out of range: 0 (never) or [10ms, 24h]"));
-  }
-  o.trim.threshold_bytes =
-      static_cast<uint64_t>(Bounded(FLAGS_trim_threshold_bytes, "trim_threshold_bytes", 1, int64_t{1} << 40));
+  o.store = StoreFromFlags(o.mode);
+  ReadTransportFlags(&o);
+  ReadReplyBudgetFlags(&o);
+  o.trim = TrimFromFlags();
   o.measure_phases = absl::GetFlag(FLAGS_measure);
   o.allow_stats_reset = absl::GetFlag(FLAGS_allow_stats_reset);
   o.reflection = absl::GetFlag(FLAGS_reflection);
@@ -173,22 +220,7 @@ reco::ServerOptions OptionsFromFlags() {
     BadFlag(absl::StrCat("--shutdown_deadline=", absl::FormatDuration(absl::GetFlag(FLAGS_shutdown_deadline)),
                          " is out of range [0, 1h]"));
   }
-  const std::string cert = absl::GetFlag(FLAGS_tls_cert), key = absl::GetFlag(FLAGS_tls_key);
-  if (cert.empty() != key.empty()) {
-    BadFlag(cert.empty() ? "--tls_key needs --tls_cert too (TLS takes both or neither)"
-                         : "--tls_cert needs --tls_key too (TLS takes both or neither)");
-  }
-  if (!cert.empty()) {
-    // Only the flag and path reach stderr; the PEM text stays in memory.
-    for (auto [flag, path, out] : {std::tuple{"--tls_cert", cert, &o.tls_cert_pem},
-                                   std::tuple{"--tls_key", key, &o.tls_key_pem}}) {
-      absl::StatusOr<std::string> pem = reco::ReadPemFile(flag, path);
-      if (!pem.ok()) BadFlag(std::string(pem.status().message()));
-      *out = *std::move(pem);
-    }
-    absl::Status pair = reco::CheckTlsKeyPair({"--tls_cert", cert, o.tls_cert_pem}, {"--tls_key", key, o.tls_key_pem});
-    if (!pair.ok()) BadFlag(std::string(pair.message()));
-  }
+  ReadTlsFlags(&o);
   return o;
 }
 
@@ -247,7 +279,7 @@ int main(int argc, char** argv) {
                                catalogue.space_used_bytes() / 1048576.0, catalogue.build_seconds());
   std::string host = options.listen.substr(0, options.listen.rfind(':'));
   std::cout << "reco_server: listening on " << host << ":" << (*server)->port()
-            << " mode=" << reco::ServingModeName(options)
+            << " mode=" << reco::ServingModeName(options.mode)
             << (options.tls_cert_pem.empty() ? "" : " tls=on") << std::endl;  // endl: flushed for scripts
 
   int signal_number = 0;

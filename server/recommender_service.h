@@ -8,7 +8,8 @@
 // forgotten. That is the point of the project: the memory mode is a deployment
 // choice, not a code change in the handler.
 //
-// What the handler does, in order (each step is a line of Recommend):
+// What the handler does, in order (recommender_service.cc: steps 1 and 2 are one
+// call, Admit; step 3 is BuildResponseUnlessStopped with a CallerStillWaits):
 //   1. validate the request: INVALID_ARGUMENT with the validator's message;
 //   2. reserve the reply's estimated bytes (core/reply_memory.h) from the server's
 //      reply budget (call_reservations.h): RESOURCE_EXHAUSTED at once when spent --
@@ -17,11 +18,12 @@
 //      computed per request), asking "is anyone still waiting?" (cancelled, or past the deadline)
 //      before the first item and every `check_every_items` items: an abandoned call
 //      finishes with CANCELLED / DEADLINE_EXCEEDED and gRPC releases its messages;
-//   4. finish. Measurement is two lines around it (MeasuredBuild, see rpc_meter.h).
+//   4. finish with the status. Measurement is two lines around the build: a
+//      MeasuredBuild made after step 2 and finished before step 4 (rpc_meter.h).
 // Steps 1-3's refusals and stop check are handler_steps.h's, shared with the
 // fragments mode.
 //
-// Example:
+// Example (compiled in server/header_examples_test.cc):
 //   reco::RpcMeter meter(/*measure_phases=*/true, 64);
 //   reco::RecommenderService service(catalogue.get(), meter.Wrap(store->allocator()), &meter,
 //                                    reservations /*null: no budget*/, /*check_every_items=*/16);

@@ -13,12 +13,13 @@
 // either way, by status (OK, invalid, over budget, abandoned): every per-RPC figure
 // divides by the OK count.
 //
-// Example (wiring; see RecoServer::Start):
+// Example (wiring; see RecoServer::Start; compiled in server/header_examples_test.cc):
 //   reco::RpcMeter meter(/*measure_phases=*/true, /*max_idle_holders=*/64);
-//   reco::RecommenderService service(meter.Wrap(store->allocator()), &meter);
+//   reco::RecommenderService service(catalogue.get(), meter.Wrap(store->allocator()), &meter,
+//                                    /*reservations=*/nullptr, /*check_every_items=*/16);
 //   if (auto timer = meter.NewSerializeTimer()) interceptors.push_back(std::move(timer));
-// and in a handler:
-//   grpc::Status status = reco::Admit(...);            // validate, reserve
+// and in a handler (recommender_service.cc):
+//   grpc::Status status = reco::Admit(reservations_, context, *request);  // validate, reserve
 //   reco::MeasuredBuild measured(meter_, context);
 //   ...build, giving `status`...
 //   measured.Finish(status);                         // before reactor->Finish(status)

@@ -20,7 +20,7 @@ using testing::MakeRequest;
 std::unique_ptr<RecoServer> StartCeiling(const v1::RecommendRequest& fixed) {
   ServerOptions options;
   options.listen = "127.0.0.1:0";
-  options.reply_path = ReplyPath::kCeiling;
+  options.mode = ServingMode::kCeiling;
   options.ceiling_request = fixed;
   auto server = RecoServer::Start(options);
   EXPECT_TRUE(server.ok()) << server.status();
@@ -90,7 +90,7 @@ TEST(ServerCeilingTest, ServesManyRpcsAndCountsThem) {
 TEST(ServerCeilingTest, RefusesAnInvalidFixedRequest) {
   ServerOptions options;
   options.listen = "127.0.0.1:0";
-  options.reply_path = ReplyPath::kCeiling;
+  options.mode = ServingMode::kCeiling;
   options.ceiling_request = MakeRequest(kMaxItemCount + 1, v1::TEXT_PROFILE_COMPACT);
   auto server = RecoServer::Start(options);
   ASSERT_FALSE(server.ok());

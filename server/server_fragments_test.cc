@@ -19,7 +19,7 @@ namespace {
 
 std::unique_ptr<RecoServer> StartFragmentsServer(ServerOptions options = {}) {
   options.listen = "127.0.0.1:0";
-  options.reply_path = ReplyPath::kFragments;
+  options.mode = ServingMode::kFragments;
   auto server = RecoServer::Start(options);
   EXPECT_TRUE(server.ok()) << server.status();
   return server.ok() ? std::move(*server) : nullptr;

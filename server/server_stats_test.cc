@@ -176,7 +176,7 @@ TEST(ServerStatsTest, ResetOverRpcIsRefusedUnlessAllowed) {
   for (bool allow : {false, true}) {
     ServerOptions options;
     options.listen = "127.0.0.1:0";
-    options.mode = MemoryMode::kHeap;
+    options.mode = ServingMode::kHeap;
     options.allow_stats_reset = allow;
     auto server = RecoServer::Start(options);
     ASSERT_TRUE(server.ok()) << server.status();
@@ -205,7 +205,7 @@ TEST(ServerStatsTest, ResetOverRpcIsRefusedUnlessAllowed) {
 TEST(ServerStatsTest, ReportsTheCatalogueItsRepliesAreCopiedFrom) {
   ServerOptions options;
   options.listen = "127.0.0.1:0";
-  options.mode = MemoryMode::kHeap;
+  options.mode = ServingMode::kHeap;
   options.catalogue = {/*seed=*/9, /*items_per_profile=*/500};
   absl::StatusOr<std::unique_ptr<RecoServer>> server = RecoServer::Start(options);
   ASSERT_TRUE(server.ok()) << server.status();

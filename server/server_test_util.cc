@@ -15,7 +15,7 @@ namespace reco::testing {
 std::unique_ptr<RecoServer> StartTestServer(MemoryMode mode, bool measure) {
   ServerOptions options;
   options.listen = "127.0.0.1:0";
-  options.mode = mode;
+  options.mode = ServingModeFor(mode);
   options.measure_phases = measure;
   auto server = RecoServer::Start(options);
   EXPECT_TRUE(server.ok()) << server.status();

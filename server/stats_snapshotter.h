@@ -6,8 +6,9 @@
 // histograms and RPC counts are reset in the PhaseRecorder itself. Gauges (RSS, idle
 // leases, in_use) are read as they are now; the peak RSS restarts at a reset.
 //
-// Example:
-//   reco::StatsSnapshotter snapshotter("arena_pool", {&recorder, store.get(), &budget, &trimmer});
+// Example (compiled in server/header_examples_test.cc):
+//   reco::StatsSnapshotter snapshotter(
+//       "arena_pool", {&recorder, store.get(), &budget, /*reservations=*/nullptr, &trimmer, catalogue.get()});
 //   reco::v1::StatsSnapshot s = snapshotter.Snapshot(/*reset=*/true);
 //   s.rpcs()   // Recommend RPCs answered OK since the window started
 //
@@ -37,13 +38,13 @@ class StatsSnapshotter {
   // What the snapshots read; only the recorder is required.
   struct Sources {
     PhaseRecorder* recorder = nullptr;
-    const MessageStore* store = nullptr;    // null in heap and ceiling modes
+    const MessageStore* store = nullptr;    // null in heap, fragments and ceiling modes
     ReplyBudget* budget = nullptr;          // null without a reply budget
     const CallReservations* reservations = nullptr;  // the budget's per-call side, if any
     const MemoryTrimmer* trimmer = nullptr; // null without trimming
     const Catalogue* catalogue = nullptr;   // the replies' catalogue
   };
-  // mode_name: a MemoryModeName, or "ceiling".
+  // mode_name: a ServingModeName (reco_server.h), for StatsSnapshot.mode.
   StatsSnapshotter(std::string mode_name, Sources sources);
   v1::StatsSnapshot Snapshot(bool reset);
 

@@ -15,7 +15,7 @@ namespace {
 std::unique_ptr<RecoServer> StartServer(MemoryMode mode) {
   ServerOptions o;
   o.listen = "127.0.0.1:0";
-  o.mode = mode;
+  o.mode = ServingModeFor(mode);
   absl::StatusOr<std::unique_ptr<RecoServer>> s = RecoServer::Start(o);
   EXPECT_TRUE(s.ok()) << s.status();
   return s.ok() ? std::move(*s) : nullptr;
@@ -51,7 +51,7 @@ TEST(ClientLoadRun, CeilingTargetIsCheckedAgainstItsOneRequestAndGivesTheShare) 
   std::unique_ptr<RecoServer> heap = StartServer(MemoryMode::kHeap);
   ServerOptions c;
   c.listen = "127.0.0.1:0";
-  c.reply_path = ReplyPath::kCeiling;
+  c.mode = ServingMode::kCeiling;
   LoadOptions o = ShortRun();
   c.ceiling_request.set_user_id("load-user-0");  // reco_load's first request
   c.ceiling_request.set_item_count(o.items);
@@ -168,7 +168,7 @@ TEST(ClientLoadRun, ClosedLoopAgainstRealServersMatchesTheirOwnStats) {
 TEST(ClientLoadRun, NonDefaultCatalogueIsVerifiedAgainstTheCatalogueTheServerReports) {
   ServerOptions s;
   s.listen = "127.0.0.1:0";
-  s.mode = MemoryMode::kArenaPool;
+  s.mode = ServingMode::kArenaPool;
   s.catalogue = {/*seed=*/9, /*items_per_profile=*/500};
   absl::StatusOr<std::unique_ptr<RecoServer>> server = RecoServer::Start(s);
   ASSERT_TRUE(server.ok()) << server.status();

@@ -38,7 +38,7 @@ Outcome RunReco(const std::string& args) {
 std::unique_ptr<RecoServer> StartServer() {
   ServerOptions o;
   o.listen = "127.0.0.1:0";
-  o.mode = MemoryMode::kHeap;
+  o.mode = ServingMode::kHeap;
   absl::StatusOr<std::unique_ptr<RecoServer>> s = RecoServer::Start(o);
   EXPECT_TRUE(s.ok()) << s.status();
   return s.ok() ? std::move(*s) : nullptr;

@@ -56,7 +56,7 @@ class HostileFloodTest : public ::testing::TestWithParam<MemoryMode> {};
 TEST_P(HostileFloodTest, StreamLimitBoundsLeasesAndMemory) {
   ServerOptions options;
   options.listen = "127.0.0.1:0";
-  options.mode = GetParam();
+  options.mode = ServingModeFor(GetParam());
   options.store.max_idle = kFloodMaxIdle;
   options.max_concurrent_streams = kStreamsPerConnection;
   options.inflight_budget_bytes = 0;  // the stream limit alone (the budget: hostile_budget_test)

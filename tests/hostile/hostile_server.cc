@@ -21,19 +21,19 @@
 namespace reco::hostile {
 
 void SetServingMode(const std::string& mode, ServerOptions* options) {
-  EXPECT_TRUE(ParseServingMode(mode, options)) << "not a serving mode: " << mode;
-  EXPECT_TRUE(options->reply_path != ReplyPath::kCeiling) << "the ceiling ignores its requests: nothing to attack";
+  EXPECT_TRUE(ParseServingMode(mode, &options->mode)) << "not a serving mode: " << mode;
+  EXPECT_TRUE(options->mode != ServingMode::kCeiling) << "the ceiling ignores its requests: nothing to attack";
 }
 
 bool HasStore(const std::string& mode) {
-  ServerOptions options;
-  return ParseServingMode(mode, &options) && options.reply_path == ReplyPath::kMessages &&
-         options.mode != MemoryMode::kHeap;
+  ServingMode serving;
+  return ParseServingMode(mode, &serving) && MessageMemoryMode(serving).has_value() &&
+         serving != ServingMode::kHeap;
 }
 
 bool HasGrpcParser(const std::string& mode) {
-  ServerOptions options;
-  return ParseServingMode(mode, &options) && options.reply_path == ReplyPath::kMessages;
+  ServingMode serving;
+  return ParseServingMode(mode, &serving) && MessageMemoryMode(serving).has_value();
 }
 
 grpc::StatusCode NotARequestCode(const std::string& mode) {
@@ -115,7 +115,7 @@ const TestCertificate& Certificate() {
 std::unique_ptr<RecoServer> StartServerOn(const std::string& mode, PortKind kind) {
   ServerOptions options;
   options.listen = "127.0.0.1:0";
-  EXPECT_TRUE(ParseServingMode(mode, &options)) << "not a serving mode: " << mode;
+  EXPECT_TRUE(ParseServingMode(mode, &options.mode)) << "not a serving mode: " << mode;
   options.store.max_idle = kMaxIdle;
   options.ceiling_request = DefaultCeilingRequest();
   if (kind == PortKind::kTls) {

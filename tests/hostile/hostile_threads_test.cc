@@ -30,6 +30,29 @@ constexpr int kRpcsPerThread = 150;
 
 class HostileThreadsTest : public ::testing::TestWithParam<MemoryMode> {};
 
+// What a store holds once every one of `leases` leases is back, after more than
+// max_idle were out at once. A holder lost or parked twice in a race shows here,
+// where acquired == released (the test's own calls) cannot.
+void ExpectPoolAtRest(MemoryMode mode, const MessageStoreStats& s, uint64_t max_idle, uint64_t leases) {
+  switch (mode) {
+    case MemoryMode::kHeap:
+    case MemoryMode::kArena:  // nothing pooled: every lease made and freed
+      EXPECT_EQ(s.created, leases);
+      EXPECT_EQ(s.idle, 0u);
+      break;
+    case MemoryMode::kReuse:  // replies are far under max_kept_bytes: all kept but the overflow
+      EXPECT_EQ(s.oversized, 0u);
+      EXPECT_GT(s.created, max_idle);
+      EXPECT_EQ(s.idle, max_idle) << "every holder back, the pool full, the rest freed";
+      break;
+    case MemoryMode::kArenaPool:  // max_idle pooled arenas, every one back; the overflow got plain ones
+      EXPECT_GT(s.unpooled, 0u);
+      EXPECT_EQ(s.created - s.unpooled, max_idle);
+      EXPECT_EQ(s.idle, max_idle);
+      break;
+  }
+}
+
 TEST_P(HostileThreadsTest, StoreLeasesFromManyThreadsWhileStatsAreRead) {
   MessageStoreOptions options;
   options.max_idle = 3;  // fewer than the threads: the pool overflows and refills
@@ -43,12 +66,20 @@ TEST_P(HostileThreadsTest, StoreLeasesFromManyThreadsWhileStatsAreRead) {
       if (s.idle > options.max_idle) ++wrong;
     }
   });
+  // Each thread's first lease is held until every thread holds one: kThreads leases
+  // at once, more than max_idle, whatever the scheduler does -- so the pool's end
+  // state below is exact.
+  std::atomic<int> holding{0};
   std::vector<std::thread> threads;
   for (int t = 0; t < kThreads; ++t) {
     threads.emplace_back([&, t] {
       for (int i = 0; i < kRpcsPerThread; ++i) {
         v1::RecommendRequest r = Request(1 + (i * 7 + t) % 40, i % 2 ? v1::TEXT_PROFILE_COMPACT : v1::TEXT_PROFILE_REALISTIC, i);
         MessageLease lease = store->Acquire();
+        if (i == 0) {
+          holding.fetch_add(1);
+          while (holding.load() < kThreads) std::this_thread::yield();
+        }
         *lease.request = r;
         BuildResponse(DefaultCatalogue(), *lease.request, lease.response);
         if (lease.response->SerializeAsString() != ExpectedBytes(r)) ++wrong;
@@ -61,9 +92,10 @@ TEST_P(HostileThreadsTest, StoreLeasesFromManyThreadsWhileStatsAreRead) {
   reader.join();
   MessageStoreStats s = store->Stats();
   EXPECT_EQ(wrong.load(), 0);
-  EXPECT_EQ(s.acquired, uint64_t{kThreads} * kRpcsPerThread);
-  EXPECT_EQ(s.released, s.acquired);
-  EXPECT_LE(s.idle, options.max_idle);
+  const uint64_t leases = uint64_t{kThreads} * kRpcsPerThread;
+  EXPECT_EQ(s.acquired, leases);
+  EXPECT_EQ(s.released, leases);
+  ExpectPoolAtRest(GetParam(), s, options.max_idle, leases);
 }
 
 TEST_P(HostileThreadsTest, AllocatorHoldersAndStatsSnapshotsUnderThreads) {
