@@ -7,7 +7,7 @@
 // benchmark cannot see: docs/server.md measures the whole difference end to end with
 // h2load (--measure=false vs true).
 //
-//   server_measure_cost_bench --benchmark_min_time=0.2
+//   build/bench/measure_cost_bench --benchmark_min_time=0.2
 #include <benchmark/benchmark.h>
 
 #include "server/phase_recorder.h"
