@@ -14,40 +14,29 @@ const reco::ConnectionLimits kLimits;
 const reco::DrainOptions kDrain;
 }  // namespace
 
-// The connection limits whose flag is their field as it is, each said once: type,
-// flag name, ConnectionLimits field (its default, and where the value goes), help.
-// Both the flag definitions below and ConnectionLimitsFromFlags expand this list, so
-// a limit cannot be defined as a flag and then forgotten when the flags are read.
-// --keepalive_max_ping_strikes is apart: wider than its field, it is ranged first.
-#define RECO_CONNECTION_LIMIT_FLAGS(FLAG)                                                                      \
-  FLAG(absl::Duration, max_connection_idle, max_connection_idle,                                               \
-       "a connection with no call for this long gets GOAWAY and is closed")                                    \
-  FLAG(absl::Duration, max_connection_age, max_connection_age,                                                 \
-       "every connection gets GOAWAY after this long (+-10% jitter), so clients rebalance")                    \
-  FLAG(absl::Duration, max_connection_age_grace, max_connection_age_grace,                                     \
-       "after max_connection_age, how long its calls may still run before the connection is closed")           \
-  FLAG(absl::Duration, handshake_timeout, handshake_timeout,                                                   \
-       "a new connection must finish its HTTP/2 (and TLS) handshake within this; on the insecure port, send "  \
-       "its HTTP/2 preface")                                                                                   \
-  FLAG(int64_t, max_connections, max_connections,                                                              \
-       "insecure port: new connections are closed at once (with a log line) while the process holds this "     \
-       "many descriptors; 0: the open-files limit minus 64")                                                   \
-  FLAG(absl::Duration, keepalive_time, keepalive_time,                                                         \
-       "the server pings a connection with calls that has been quiet this long")                               \
-  FLAG(absl::Duration, keepalive_timeout, keepalive_timeout,                                                   \
-       "a connection that does not answer the server's ping within this is closed")                            \
-  FLAG(absl::Duration, keepalive_min_ping_interval, min_recv_ping_interval,                                    \
-       "a client pinging more often than this without data gets a strike")                                     \
-  FLAG(bool, accept_compressed_requests, accept_compressed_requests,                                           \
-       "accept gzip/deflate requests (false: identity only; gRPC inflates a compressed request before "        \
-       "checking --max_receive_message_bytes, so a 1 MB gzip request can become 1 GB)")
-
-#define RECO_DEFINE_LIMIT_FLAG(type, flag, field, help) ABSL_FLAG(type, flag, kLimits.field, help);
-RECO_CONNECTION_LIMIT_FLAGS(RECO_DEFINE_LIMIT_FLAG)
-#undef RECO_DEFINE_LIMIT_FLAG
-
+ABSL_FLAG(absl::Duration, max_connection_idle, kLimits.max_connection_idle,
+          "a connection with no call for this long gets GOAWAY and is closed");
+ABSL_FLAG(absl::Duration, max_connection_age, kLimits.max_connection_age,
+          "every connection gets GOAWAY after this long (+-10% jitter), so clients rebalance");
+ABSL_FLAG(absl::Duration, max_connection_age_grace, kLimits.max_connection_age_grace,
+          "after max_connection_age, how long its calls may still run before the connection is closed");
+ABSL_FLAG(absl::Duration, handshake_timeout, kLimits.handshake_timeout,
+          "a new connection must finish its HTTP/2 (and TLS) handshake within this; on the insecure port, send "
+          "its HTTP/2 preface");
+ABSL_FLAG(int64_t, max_connections, kLimits.max_connections,
+          "insecure port: new connections are closed at once (with a log line) while the process holds this many "
+          "descriptors; 0: the open-files limit minus 64");
+ABSL_FLAG(absl::Duration, keepalive_time, kLimits.keepalive_time,
+          "the server pings a connection with calls that has been quiet this long");
+ABSL_FLAG(absl::Duration, keepalive_timeout, kLimits.keepalive_timeout,
+          "a connection that does not answer the server's ping within this is closed");
+ABSL_FLAG(absl::Duration, keepalive_min_ping_interval, kLimits.min_recv_ping_interval,
+          "a client pinging more often than this without data gets a strike");
 ABSL_FLAG(int64_t, keepalive_max_ping_strikes, kLimits.max_ping_strikes,
           "strikes before GOAWAY(ENHANCE_YOUR_CALM) and close; 0: no limit");
+ABSL_FLAG(bool, accept_compressed_requests, kLimits.accept_compressed_requests,
+          "accept gzip/deflate requests (false: identity only; gRPC inflates a compressed request before "
+          "checking --max_receive_message_bytes, so a 1 MB gzip request can become 1 GB)");
 ABSL_FLAG(absl::Duration, shutdown_drain_delay, kDrain.drain_delay,
           "on SIGTERM/SIGINT, how long health says NOT_SERVING while calls are still served, before gRPC's "
           "shutdown (which would cancel calls it received but had not started)");
@@ -71,11 +60,17 @@ void IncludeLifecycleFlagsInHelp(const char* main_file) {
 
 absl::StatusOr<ConnectionLimits> ConnectionLimitsFromFlags() {
   ConnectionLimits l;
-#define RECO_READ_LIMIT_FLAG(type, flag, field, help) l.field = absl::GetFlag(FLAGS_##flag);
-  RECO_CONNECTION_LIMIT_FLAGS(RECO_READ_LIMIT_FLAG)
-#undef RECO_READ_LIMIT_FLAG
+  l.max_connection_idle = absl::GetFlag(FLAGS_max_connection_idle);
+  l.max_connection_age = absl::GetFlag(FLAGS_max_connection_age);
+  l.max_connection_age_grace = absl::GetFlag(FLAGS_max_connection_age_grace);
+  l.handshake_timeout = absl::GetFlag(FLAGS_handshake_timeout);
+  l.max_connections = absl::GetFlag(FLAGS_max_connections);
+  l.keepalive_time = absl::GetFlag(FLAGS_keepalive_time);
+  l.keepalive_timeout = absl::GetFlag(FLAGS_keepalive_timeout);
+  l.min_recv_ping_interval = absl::GetFlag(FLAGS_keepalive_min_ping_interval);
   const int64_t strikes = absl::GetFlag(FLAGS_keepalive_max_ping_strikes);
   l.max_ping_strikes = strikes < 0 || strikes > 1000 ? -1 : static_cast<int>(strikes);
+  l.accept_compressed_requests = absl::GetFlag(FLAGS_accept_compressed_requests);
   if (absl::Status s = CheckConnectionLimits(l); !s.ok()) {
     if (l.max_ping_strikes == -1) {
       return absl::InvalidArgumentError(absl::StrCat("--keepalive_max_ping_strikes=", strikes, " is out of range [0, 1000]"));
