@@ -45,6 +45,7 @@ def main():
         rounds = [p for _, p in sorted(pairs.items()) if len(p) == 2]
         figures = {tool: [per_request(p[tool], seconds, warmup) for p in rounds] for tool in ("h2load", "reco_load")}
         rps = [p["reco_load"]["rps"] / p["h2load"]["rps"] for p in rounds]
+        client = [r[0] / h[0] for h, r in zip(figures["h2load"], figures["reco_load"])]
         server = [r[1] / h[1] for h, r in zip(figures["h2load"], figures["reco_load"])]
         med = lambda tool, i: statistics.median(f[i] for f in figures[tool])
         print(f"{mode}: {len(rounds)} paired rounds")
@@ -53,11 +54,13 @@ def main():
                   f"client CPU {med(tool, 0):6.1f} us/response ({100 * med(tool, 2):.0f}% of a CPU); "
                   f"server CPU {med(tool, 1):6.1f} us/RPC")
         print(f"  reco_load / h2load req/s:        {spread(rps)}")
+        print(f"  reco_load / h2load client CPU/response: {spread(client)}")
         print(f"  reco_load / h2load server CPU/RPC: {spread(server)}")
         met = statistics.median(rps) >= GOAL
         print(f"  goal reco_load >= {GOAL}x h2load's req/s: {'met' if met else 'NOT met'} on the median"
               f"{'' if min(rps) >= GOAL else f' (lowest round x{min(rps):.2f})'}")
-        summary.append({"mode": mode, "rounds": len(rounds), "rps_ratio": rps, "server_cpu_ratio": server})
+        summary.append({"mode": mode, "rounds": len(rounds), "rps_ratio": rps, "client_cpu_ratio": client,
+                        "server_cpu_ratio": server})
     return summary
 
 
