@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #include "patterns/append_best.h"
 
 namespace reco::patterns {

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Temporary messages on a scratch Arena inside a handler, and moving them out safely.
 //
 // A ranking stage builds many candidates and returns a few. Building the candidates

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Proves the rules in append_best.h: what crosses an arena boundary is copied,
 // what stays on one arena is not. Counts are exact: the target arena has an initial
 // block big enough for every message in a test, so the only mallocs left are string

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // ArenaBatch: a batch job that parses many records into ONE Arena, Reset() between them.
 //
 // Parsing N records into N fresh arenas (or N heap messages) pays malloc and free for

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Proves what arena_batch.h claims: the steady-state mallocs per record, what
 // Reset() frees and returns, and that the next record reuses the dead one's memory.
 #include "patterns/arena_batch.h"

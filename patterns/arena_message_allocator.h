@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // ArenaMessageAllocator: gives every unary callback RPC its own protobuf Arena.
 //
 // Without a MessageAllocator, gRPC 1.51 puts a callback method's request and response

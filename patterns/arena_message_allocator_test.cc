@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Proves what arena_message_allocator.h claims, with a real in-process callback server.
 #include "patterns/arena_message_allocator.h"
 

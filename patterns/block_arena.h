@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // BlockArena: a protobuf Arena with an initial block of its own, kept across Reset().
 //
 // Reset() frees every block the arena grew beyond the initial one and keeps the

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The examples a reader copies -- the block at the top of each pattern header and the
 // code in docs/patterns.md section 1 -- compiled and run here, so that they cannot
 // drift from the code they show.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // IdlePool: a bounded, thread-safe stack of idle objects kept for reuse -- the one
 // pool under every pooled pattern here (MessagePool, ReusedMessageAllocator,
 // PooledArenaAllocator) and the server's measuring allocator.

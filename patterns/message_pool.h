@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // MessagePool: a bounded, thread-safe pool of reused heap messages -- the alternative
 // to arenas.
 //

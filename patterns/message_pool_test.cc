@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Proves what message_pool.h claims about the pool and about proto3 Clear().
 #include "patterns/message_pool.h"
 

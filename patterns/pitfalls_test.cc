@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The arena pitfalls docs/patterns.md lists, each proven here with exact counts
 // (protobuf 3.21). The cross-arena and Reset() pitfalls are proven next to their
 // patterns: append_best_test.cc and arena_batch_test.cc.

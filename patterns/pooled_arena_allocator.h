@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // PooledArenaAllocator: a grpc::MessageAllocator that builds every unary callback RPC
 // on a pooled protobuf Arena with a reused initial block. reco_server's `arena_pool`
 // mode is this class, not a copy of it.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Proves what pooled_arena_allocator.h claims: pooled arenas with a reused block, the
 // block re-bound to the building thread, a cap on pooled arenas, and -- on a real
 // in-process callback server -- zero mallocs to build and to release a compact

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Reads a message through a pointer kept across Arena::Reset() -- a use-after-free
 // ON PURPOSE -- to show when AddressSanitizer can see it. Not a test: the read is
 // undefined behaviour. Build it with -fsanitize=address and run it both ways:

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // ReusedMessageAllocator: a grpc::MessageAllocator that reuses Clear()ed heap messages
 // instead of arenas -- reco_server's `reuse` mode is this class.
 //

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Proves what reused_message_allocator.h claims about what its pool keeps: a released
 // holder comes back Clear()ed to the next call, at most max_idle wait, and one whose
 // reply serialized to more than max_kept_bytes is freed rather than kept.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // See spliced_reply.h.
 #include "patterns/spliced_reply.h"
 

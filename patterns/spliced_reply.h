@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // SplicedReply: a protobuf reply's wire bytes assembled from pre-serialized fragments
 // and a few per-request bytes, handed to gRPC as a ByteBuffer -- no reply message is
 // built and nothing is serialized per request but the per-request parts.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // SplicedReply: a reply spliced from fragments parses as the message it stands for,
 // byte for byte what SerializeToString gives; fragments are referenced (not copied)
 // unless short; the ByteBuffer outlives the scratch; steady-state appends allocate

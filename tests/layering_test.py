@@ -23,6 +23,9 @@ up. The request's rules (core/request.h) are on the ground floor: the catalogue,
 reply parts and the builder all read them there, so none of them includes another
 for them. A core file on no floor fails (place it); core's tests may include any
 core file.
+
+Every file in patterns/ opens with the SPDX line of its license (Apache-2.0, the text
+in LICENSE), so that a file copied into another service carries it.
 """
 import os
 import re
@@ -97,16 +100,36 @@ def core_floor_violations(root):
     return found
 
 
+SPDX = "SPDX-License-Identifier: Apache-2.0"
+
+
+def license_violations(root):
+    """Files of patterns/ whose first line does not carry the SPDX license line: a
+    pattern is copied file by file into other services, and its license must go with it
+    (LICENSE at the root holds the text)."""
+    found = []
+    for dirpath, _, files in os.walk(os.path.join(root, "patterns")):
+        for name in sorted(files):
+            path = os.path.join(dirpath, name)
+            with open(path, encoding="utf-8") as f:
+                first = f.readline()
+            if SPDX not in first:
+                found.append(f"{os.path.relpath(path, root)}:1: a pattern file opens with '{SPDX}' (as a comment)")
+    if not os.path.isfile(os.path.join(root, "LICENSE")):
+        found.append("LICENSE: missing (the Apache-2.0 text the SPDX lines name)")
+    return found
+
+
 def main():
     if len(sys.argv) != 2 or not os.path.isdir(os.path.join(sys.argv[1], "core")):
         print("usage: layering_test.py SOURCE_ROOT (the folder holding core/, server/, client/...)",
               file=sys.stderr)
         return 2
-    found = violations(sys.argv[1]) + core_floor_violations(sys.argv[1])
+    found = violations(sys.argv[1]) + core_floor_violations(sys.argv[1]) + license_violations(sys.argv[1])
     for v in found:
         print(v)
     checked = ", ".join(sorted(ALLOWED))
-    print(f"layering: {len(found)} violation(s) in {checked} and core's {len(CORE_FLOORS)} floors")
+    print(f"layering: {len(found)} violation(s) in {checked}, core's {len(CORE_FLOORS)} floors and patterns' license lines")
     return 1 if found else 0
 
 
