@@ -109,7 +109,10 @@ bool ClientMayAdd(absl::string_view key, absl::string_view value) {
   for (char c : key) {
     if (!((c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '-' || c == '_' || c == '.')) return false;
   }
-  if (absl::EndsWith(key, "-bin")) return true;  // binary values are base64'd by gRPC
+  // Binary values are base64'd by gRPC -- but only under a key longer than "-bin"
+  // itself: gRPC 1.51 takes "-bin" alone for a text key (grpc_key_is_binary_header
+  // wants 5 bytes or more), and a client adding it a binary value asserts.
+  if (key.size() > 4 && absl::EndsWith(key, "-bin")) return true;
   for (char c : value) {
     if (c < 0x20 || c > 0x7e) return false;
   }
