@@ -5,7 +5,8 @@
 // *.bin (one slicing byte, then the exact response the load client expects for one
 // variant of its request set, or a near miss) and OUT/server_call_fuzz/*.bin (calls
 // in server_call_fuzz.cc's layout: served and unserved paths, streams, metadata).
-// Rerun it when reco.proto changes.
+// Rerun it when reco.proto changes. Files named found_*.bin are inputs a fuzzer found
+// that failed once, kept as regression seeds; the writer leaves them alone.
 #include <cstdio>
 #include <fstream>
 #include <string>
