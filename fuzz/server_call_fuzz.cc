@@ -198,9 +198,13 @@ grpc::Status Send(grpc::Channel* channel, const Call& call) {
   return status;
 }
 
+// Whether the server serves the path the call went out with. gRPC's C++ client takes
+// the method as a C string (RpcMethod keeps its c_str()), so a path is sent only up to
+// its first NUL: "/reco.v1.Recommender/Recommend\0x" reaches Recommend.
 bool Served(const std::string& path) {
+  const std::string sent = path.substr(0, path.find('\0'));
   for (const char* served : kServedPaths) {
-    if (path == served) return true;
+    if (sent == served) return true;
   }
   return false;
 }
