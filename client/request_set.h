@@ -8,8 +8,8 @@
 // path. Check() is what the load driver runs on every reply:
 //   - always: the reply's length against the expected reply's (one comparison; a reply
 //     with another item count cannot have the same length in practice). Walking the
-//     reply's fields instead (CountItems) cost 17% of reco_load's CPU against the
-//     ceiling server, which made the client the limit there (issue 12);
+//     reply's fields instead (CountItems) made the client the limit against the
+//     ceiling server (issue 12; docs/load-client.md has the profile);
 //   - on a sample: the bytes against the builder's serialization (touches every byte);
 //   - only for a reply of the wrong length: CountItems() (walks the top-level fields,
 //     no allocation) to tell a wrong item count from wrong content.
