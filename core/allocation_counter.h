@@ -16,7 +16,7 @@
 //
 // Example:
 //   AllocationCounts before = AllocationCounter::ThisThread();
-//   auto* s = new std::string(100, 'x');   // one allocation, 101 bytes
+//   std::string s(100, 'x');   // one allocation, 101 bytes
 //   AllocationCounts used = AllocationCounter::ThisThread() - before;
 //   // used.allocs == 1, used.frees == 0, used.bytes == 101
 //

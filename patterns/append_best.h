@@ -9,10 +9,10 @@
 //
 // Example:
 //   // response is on the RPC's arena (ArenaMessageAllocator) or on the heap.
-//   AppendBest<v1::Item>(/*candidate_count=*/1000, /*keep=*/50,
-//                        [&](int i, v1::Item* item) { FillCandidate(i, item); },
-//                        [](const v1::Item& item) { return item.scores().relevance(); },
-//                        response->mutable_items());
+//   AppendBest<v1::Post>(/*candidate_count=*/1000, /*keep=*/50,
+//                        [&](int i, v1::Post* post) { FillCandidate(i, post); },
+//                        [](const v1::Post& post) { return post.scores().relevance(); },
+//                        response->mutable_posts());
 //
 // The rules this follows (each proven in append_best_test.cc, protobuf 3.21):
 //  - Move-assignment, Swap() and AddAllocated() between messages on DIFFERENT arenas
@@ -43,10 +43,8 @@
 
 #include <algorithm>
 
-#include "absl/functional/function_ref.h"
 #include "google/protobuf/arena.h"
 #include "google/protobuf/repeated_ptr_field.h"
-#include "proto/reco.pb.h"
 
 namespace reco::patterns {
 
@@ -73,10 +71,6 @@ void AppendBest(int candidate_count, int keep, const Fill& fill, const Score& sc
   // The deliberate copy: `scratch` and every candidate die when this function returns.
   for (int i = 0; i < keep; ++i) *out->Add() = candidates->Get(i);
 }
-
-// AppendBest for recommendation items, ranked by scores().relevance.
-void AppendMostRelevant(int candidate_count, int keep, absl::FunctionRef<void(int, v1::Item*)> fill,
-                        v1::RecommendResponse* response);
 
 }  // namespace reco::patterns
 

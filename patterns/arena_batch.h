@@ -11,9 +11,9 @@
 // in the result tells you how big the initial block should have been.
 //
 // Example:
-//   ArenaBatch<v1::RecommendResponse> batch(/*initial_block_bytes=*/512 * 1024);
+//   ArenaBatch<v1::FeedResponse> batch(/*initial_block_bytes=*/512 * 1024);
 //   absl::StatusOr<ArenaBatchStats> stats = batch.ForEach(serialized,
-//       [&](const v1::RecommendResponse& r, google::protobuf::Arena*) { items += r.items_size(); });
+//       [&](const v1::FeedResponse& r, google::protobuf::Arena*) { posts += r.posts_size(); });
 //   // stats->records == serialized.size(); stats->peak_arena_bytes <= 512 KiB: it fit.
 //
 // Lifetime: a record and everything `visit` puts on the arena die at the Reset() that
@@ -42,9 +42,8 @@
 #include "absl/status/statusor.h"
 #include "absl/strings/str_cat.h"
 #include "absl/types/span.h"
+#include "block_arena.h"
 #include "google/protobuf/arena.h"
-#include "patterns/block_arena.h"
-#include "proto/reco.pb.h"
 
 namespace reco::patterns {
 
@@ -88,16 +87,6 @@ class ArenaBatch {
  private:
   BlockArena arena_;  // one thread uses it (see above), so the block stays bound to it
 };
-
-// A job built on ArenaBatch: totals over serialized reco.v1 responses.
-struct ResponseTotals {
-  uint64_t responses = 0;
-  uint64_t items = 0;
-  int64_t amount_micros = 0;  // sum of every item's price
-  uint64_t peak_arena_bytes = 0;
-};
-absl::StatusOr<ResponseTotals> TotalResponses(absl::Span<const std::string> serialized,
-                                              size_t initial_block_bytes);
 
 }  // namespace reco::patterns
 

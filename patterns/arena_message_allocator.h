@@ -18,10 +18,10 @@
 // the same single malloc.
 //
 // Install (the allocator must outlive the server):
-//   class RecommenderImpl final : public reco::v1::Recommender::CallbackService { /* handlers */ };
-//   ArenaMessageAllocator<reco::v1::RecommendRequest, reco::v1::RecommendResponse> allocator;
-//   RecommenderImpl service;
-//   service.SetMessageAllocatorFor_Recommend(&allocator);   // before BuildAndStart()
+//   class FeedImpl final : public v1::Feed::CallbackService { /* handlers */ };
+//   ArenaMessageAllocator<v1::FeedRequest, v1::FeedResponse> allocator;
+//   FeedImpl service;
+//   service.SetMessageAllocatorFor_GetFeed(&allocator);   // before BuildAndStart()
 //
 // In the handler, build into `response` as usual (mutable_*, add_*): everything lands
 // on response->GetArena(). Never hand a pointer into the request or response to code

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 // Proves what arena_message_allocator.h claims, with a real in-process callback server.
-#include "patterns/arena_message_allocator.h"
+#include "arena_message_allocator.h"
 
 #include <cstdio>
 #include <memory>
@@ -8,20 +8,22 @@
 #include <string>
 #include <vector>
 
-#include "core/allocation_counter.h"
-#include "core/response_builder.h"
-#include "core/test_util.h"
+#include "feed.grpc.pb.h"
 #include "google/protobuf/util/message_differencer.h"
 #include "grpcpp/grpcpp.h"
 #include "gtest/gtest.h"
-#include "proto/reco.grpc.pb.h"
+#include "testing/feed_builder.h"
+#include "testing/malloc_counter.h"
+#include "testing/message_tree.h"
 
 namespace reco::patterns {
 namespace {
 
-using v1::RecommendRequest;
-using v1::RecommendResponse;
-using Allocator = ArenaMessageAllocator<RecommendRequest, RecommendResponse>;
+using feed::v1::FeedRequest;
+using feed::v1::FeedResponse;
+using testing::MallocCounter;
+using testing::MallocCounts;
+using Allocator = ArenaMessageAllocator<FeedRequest, FeedResponse>;
 
 // What the handler saw, recorded while the messages were still alive.
 struct Observation {
@@ -30,14 +32,14 @@ struct Observation {
   std::vector<std::string> response_paths_off_arena;
 };
 
-class ObservingRecommender final : public v1::Recommender::CallbackService {
+class ObservingFeed final : public feed::v1::Feed::CallbackService {
  public:
-  grpc::ServerUnaryReactor* Recommend(grpc::CallbackServerContext* ctx, const RecommendRequest* request,
-                                      RecommendResponse* response) override {
+  grpc::ServerUnaryReactor* GetFeed(grpc::CallbackServerContext* ctx, const FeedRequest* request,
+                                    FeedResponse* response) override {
     Observation seen;
     seen.request_arena = request->GetArena();
     seen.response_arena = response->GetArena();
-    BuildResponse(DefaultCatalogue(), *request, response);
+    testing::FillFeed(*request, response);
     seen.response_paths_off_arena = testing::MessagesNotOnArena(*response, response->GetArena());
     {
       std::lock_guard<std::mutex> lock(mu_);
@@ -60,7 +62,7 @@ class ObservingRecommender final : public v1::Recommender::CallbackService {
 
 // Starts `service` on 127.0.0.1 with an ephemeral port, sends `rpcs` requests and
 // checks every response against a locally built one.
-void ServeAndCall(ObservingRecommender* service, int rpcs) {
+void ServeAndCall(ObservingFeed* service, int rpcs) {
   grpc::ServerBuilder builder;
   int port = 0;
   builder.AddListeningPort("127.0.0.1:0", grpc::InsecureServerCredentials(), &port);
@@ -69,20 +71,19 @@ void ServeAndCall(ObservingRecommender* service, int rpcs) {
   ASSERT_NE(server, nullptr);
   ASSERT_NE(port, 0);
 
-  auto stub = v1::Recommender::NewStub(
+  auto stub = feed::v1::Feed::NewStub(
       grpc::CreateChannel("127.0.0.1:" + std::to_string(port), grpc::InsecureChannelCredentials()));
   for (int i = 0; i < rpcs; ++i) {
-    RecommendRequest request;
+    FeedRequest request;
     request.set_user_id("user-with-a-long-identifier-" + std::to_string(i));  // > 15 bytes
-    request.set_item_count(20 + i);
-    request.set_seed(i);
-    RecommendResponse response;
+    request.set_post_count(20 + i);
+    FeedResponse response;
     grpc::ClientContext ctx;
     ctx.set_deadline(std::chrono::system_clock::now() + std::chrono::seconds(10));
-    grpc::Status status = stub->Recommend(&ctx, request, &response);
+    grpc::Status status = stub->GetFeed(&ctx, request, &response);
     ASSERT_TRUE(status.ok()) << status.error_message();
-    RecommendResponse expected;
-    BuildResponse(DefaultCatalogue(), request, &expected);
+    FeedResponse expected;
+    testing::FillFeed(request, &expected);
     EXPECT_TRUE(google::protobuf::util::MessageDifferencer::Equals(response, expected)) << "rpc " << i;
   }
   server->Shutdown();
@@ -92,8 +93,8 @@ void ServeAndCall(ObservingRecommender* service, int rpcs) {
 TEST(ArenaMessageAllocatorTest, HandlerSeesRequestAndResponseOnOneArena) {
   constexpr int kRpcs = 5;
   Allocator allocator;
-  ObservingRecommender service;
-  service.SetMessageAllocatorFor_Recommend(&allocator);
+  ObservingFeed service;
+  service.SetMessageAllocatorFor_GetFeed(&allocator);
   ServeAndCall(&service, kRpcs);
 
   std::vector<Observation> seen = service.seen();
@@ -111,7 +112,7 @@ TEST(ArenaMessageAllocatorTest, HandlerSeesRequestAndResponseOnOneArena) {
 }
 
 TEST(ArenaMessageAllocatorTest, WithoutTheAllocatorMessagesHaveNoArena) {
-  ObservingRecommender service;  // no SetMessageAllocatorFor_Recommend
+  ObservingFeed service;  // no SetMessageAllocatorFor_GetFeed
   ServeAndCall(&service, 2);
   std::vector<Observation> seen = service.seen();
   ASSERT_EQ(seen.size(), 2u);
@@ -122,15 +123,15 @@ TEST(ArenaMessageAllocatorTest, WithoutTheAllocatorMessagesHaveNoArena) {
 }
 
 // Mallocs made by AllocateMessages() and frees made by Release() for one RPC.
-AllocationCounts SetupCost(Allocator* allocator, AllocationCounts* teardown) {
-  AllocationCounts before = AllocationCounter::ThisThread();
-  grpc::MessageHolder<RecommendRequest, RecommendResponse>* holder = allocator->AllocateMessages();
-  AllocationCounts setup = AllocationCounter::ThisThread() - before;
+MallocCounts SetupCost(Allocator* allocator, MallocCounts* teardown) {
+  MallocCounts before = MallocCounter::ThisThread();
+  grpc::MessageHolder<FeedRequest, FeedResponse>* holder = allocator->AllocateMessages();
+  MallocCounts setup = MallocCounter::ThisThread() - before;
   EXPECT_NE(holder->request()->GetArena(), nullptr);
   EXPECT_EQ(holder->response()->GetArena(), holder->request()->GetArena());
-  before = AllocationCounter::ThisThread();
+  before = MallocCounter::ThisThread();
   holder->Release();
-  *teardown = AllocationCounter::ThisThread() - before;
+  *teardown = MallocCounter::ThisThread() - before;
   return setup;
 }
 
@@ -139,8 +140,8 @@ AllocationCounts SetupCost(Allocator* allocator, AllocationCounts* teardown) {
 // default, which holds the two empty messages) -- and Release() frees exactly those.
 TEST(ArenaMessageAllocatorTest, HolderAndArenaShareOneMalloc) {
   Allocator allocator;
-  AllocationCounts teardown;
-  AllocationCounts setup = SetupCost(&allocator, &teardown);
+  MallocCounts teardown;
+  MallocCounts setup = SetupCost(&allocator, &teardown);
   EXPECT_EQ(setup.allocs, 2u);
   EXPECT_EQ(setup.frees, 0u);
   EXPECT_EQ(setup.bytes, sizeof(Allocator::Holder) + 256);
@@ -150,21 +151,21 @@ TEST(ArenaMessageAllocatorTest, HolderAndArenaShareOneMalloc) {
   EXPECT_EQ(allocator.released(), 1u);
 }
 
-// Building a whole compact 200-item response (every string <= 15 bytes) inside the
-// handler: with a first block as big as the response, the RPC's arena makes one
+// Building a whole 200-post reply with short strings (every one <= 15 bytes) inside
+// the handler: with a first block as big as the reply, the RPC's arena makes one
 // block; with the defaults, blocks double from 256 bytes up to 8 KiB.
-AllocationCounts BuildCompactResponse(Allocator* allocator) {
-  RecommendRequest request;
-  request.set_text_profile(v1::TEXT_PROFILE_COMPACT);
-  const Catalogue& catalogue = DefaultCatalogue();  // built (once) before counting
-  AllocationCounts before = AllocationCounter::ThisThread();
-  grpc::MessageHolder<RecommendRequest, RecommendResponse>* holder = allocator->AllocateMessages();
-  BuildResponse(catalogue, request, holder->response());
-  AllocationCounts used = AllocationCounter::ThisThread() - before;
-  EXPECT_EQ(holder->response()->items_size(), 200);
-  before = AllocationCounter::ThisThread();
+MallocCounts BuildShortTextReply(Allocator* allocator, uint64_t* arena_bytes) {
+  FeedRequest request;
+  request.set_post_count(200);
+  MallocCounts before = MallocCounter::ThisThread();
+  grpc::MessageHolder<FeedRequest, FeedResponse>* holder = allocator->AllocateMessages();
+  testing::FillFeed(request, holder->response());
+  MallocCounts used = MallocCounter::ThisThread() - before;
+  EXPECT_EQ(holder->response()->posts_size(), 200);
+  *arena_bytes = holder->response()->GetArena()->SpaceAllocated();
+  before = MallocCounter::ThisThread();
   holder->Release();
-  AllocationCounts freed = AllocationCounter::ThisThread() - before;
+  MallocCounts freed = MallocCounter::ThisThread() - before;
   EXPECT_EQ(freed.frees, used.allocs);
   return used;
 }
@@ -173,14 +174,17 @@ TEST(ArenaMessageAllocatorTest, FirstBlockSizedForTheResponseMakesOneBlock) {
   google::protobuf::ArenaOptions options;
   options.start_block_size = 256 * 1024;
   Allocator sized(options);
-  AllocationCounts with_sized_block = BuildCompactResponse(&sized);
+  uint64_t arena_bytes = 0;
+  MallocCounts with_sized_block = BuildShortTextReply(&sized, &arena_bytes);
   EXPECT_EQ(with_sized_block.allocs, 2u);  // the holder and one 256 KiB block
   EXPECT_EQ(with_sized_block.bytes, sizeof(Allocator::Holder) + 256 * 1024);
 
   Allocator defaults;
-  AllocationCounts with_defaults = BuildCompactResponse(&defaults);
-  EXPECT_EQ(with_defaults.allocs, 36u);  // the holder and 35 blocks
-  std::printf("compact 200-item response on the RPC's arena: %llu mallocs with a 256 KiB first block, "
+  MallocCounts with_defaults = BuildShortTextReply(&defaults, &arena_bytes);
+  EXPECT_EQ(with_defaults.allocs, 28u);  // the holder and 27 blocks
+  // Every malloc but the holder is one of the arena's blocks.
+  EXPECT_EQ(with_defaults.bytes, sizeof(Allocator::Holder) + arena_bytes);
+  std::printf("200-post short-text reply on the RPC's arena: %llu mallocs with a 256 KiB first block, "
               "%llu with default ArenaOptions\n",
               static_cast<unsigned long long>(with_sized_block.allocs),
               static_cast<unsigned long long>(with_defaults.allocs));

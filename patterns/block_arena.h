@@ -9,7 +9,7 @@
 //
 // Example:
 //   BlockArena scratch(/*block_bytes=*/64 * 1024);
-//   auto* r = google::protobuf::Arena::CreateMessage<v1::RecommendResponse>(scratch.get());
+//   auto* r = google::protobuf::Arena::CreateMessage<v1::FeedResponse>(scratch.get());
 //   FillAndUse(r);
 //   scratch.get()->Reset();   // r is dead; the 64 KiB block is kept for the next record
 //

@@ -18,8 +18,8 @@
 // releasing outliers (let the unique_ptr delete them).
 //
 // Example:
-//   MessagePool<v1::RecommendResponse> pool(/*max_idle=*/64);
-//   std::unique_ptr<v1::RecommendResponse> response = pool.Acquire();  // empty
+//   MessagePool<v1::FeedResponse> pool(/*max_idle=*/64);
+//   std::unique_ptr<v1::FeedResponse> response = pool.Acquire();  // empty
 //   Fill(response.get()); Send(*response);
 //   pool.Release(std::move(response));  // Clear()ed here, kept if fewer than 64 idle
 //
@@ -33,7 +33,7 @@
 #include <memory>
 #include <utility>
 
-#include "patterns/idle_pool.h"
+#include "idle_pool.h"
 
 namespace reco::patterns {
 

@@ -8,17 +8,20 @@
 #include <thread>
 #include <vector>
 
-#include "core/allocation_counter.h"
-#include "core/test_util.h"
+#include "feed.pb.h"
 #include "google/protobuf/arena.h"
 #include "gtest/gtest.h"
-#include "proto/reco.pb.h"
+#include "testing/malloc_counter.h"
+#include "testing/message_tree.h"
+#include "testing/test_arena.h"
 
 namespace reco::patterns {
 namespace {
 
 using google::protobuf::Arena;
-using v1::Item;
+using feed::v1::Post;
+using testing::MallocCounter;
+using testing::MallocCounts;
 
 constexpr char k15Bytes[] = "fifteen-bytes!!";    // fits libstdc++'s small-string buffer
 constexpr char k16Bytes[] = "sixteen-bytes!!!";   // one byte too many
@@ -26,13 +29,13 @@ constexpr char kLongTitle[] = "a title longer than fifteen bytes";  // 33 bytes
 
 using testing::RoomyArena;
 
-AllocationCounts Since(const AllocationCounts& before) { return AllocationCounter::ThisThread() - before; }
+MallocCounts Since(const MallocCounts& before) { return MallocCounter::ThisThread() - before; }
 
-void FillShort(Item* item) {
-  item->set_item_id("i-1");
-  item->mutable_price()->set_currency_code("EUR");
-  item->mutable_image()->set_width(640);
-  item->add_tags("new");
+void FillShort(Post* post) {
+  post->set_post_id("p-1");
+  post->mutable_author()->set_display_name("Ann");
+  post->mutable_media()->set_width(640);
+  post->add_tags("new");
 }
 
 // Arena::Create<T> treats a message as a black box: its memory comes from the arena
@@ -40,25 +43,25 @@ void FillShort(Item* item) {
 // sub-object goes to the heap. Arena::CreateMessage<T> is the call that works in 3.21.
 TEST(PitfallsTest, CreateBuildsTheMessageWithoutTheArena) {
   RoomyArena arena;
-  AllocationCounts before = AllocationCounter::ThisThread();
-  Item* wrong = Arena::Create<Item>(arena.get());
+  MallocCounts before = MallocCounter::ThisThread();
+  Post* wrong = Arena::Create<Post>(arena.get());
   FillShort(wrong);
-  AllocationCounts wrong_cost = Since(before);
+  MallocCounts wrong_cost = Since(before);
 
-  before = AllocationCounter::ThisThread();
-  Item* right = Arena::CreateMessage<Item>(arena.get());
+  before = MallocCounter::ThisThread();
+  Post* right = Arena::CreateMessage<Post>(arena.get());
   FillShort(right);
-  AllocationCounts right_cost = Since(before);
+  MallocCounts right_cost = Since(before);
 
   EXPECT_EQ(wrong->GetArena(), nullptr);
-  EXPECT_EQ(wrong->price().GetArena(), nullptr);
+  EXPECT_EQ(wrong->author().GetArena(), nullptr);
   EXPECT_EQ(right->GetArena(), arena.get());
   EXPECT_TRUE(testing::MessagesNotOnArena(*right, arena.get()).empty());
-  // Heap: item_id's string object, price, currency's string object, image, the tags
+  // Heap: post_id's string object, author, its name's string object, media, the tags
   // array and the tag's string object. Arena: nothing.
   EXPECT_EQ(wrong_cost.allocs, 6u);
   EXPECT_EQ(right_cost.allocs, 0u);
-  std::printf("Create<Item>: %llu mallocs, CreateMessage<Item>: %llu\n",
+  std::printf("Create<Post>: %llu mallocs, CreateMessage<Post>: %llu\n",
               static_cast<unsigned long long>(wrong_cost.allocs),
               static_cast<unsigned long long>(right_cost.allocs));
 }
@@ -67,18 +70,18 @@ TEST(PitfallsTest, CreateBuildsTheMessageWithoutTheArena) {
 // the 15-byte small-string buffer: one malloc per long string, none for short ones.
 TEST(PitfallsTest, StringsOver15BytesStayOnTheHeapOnAnArena) {
   RoomyArena arena;
-  Item* item = Arena::CreateMessage<Item>(arena.get());
+  Post* post = Arena::CreateMessage<Post>(arena.get());
 
-  AllocationCounts before = AllocationCounter::ThisThread();
-  item->mutable_item_id()->assign(k15Bytes);
-  item->add_tags()->assign(k15Bytes);
+  MallocCounts before = MallocCounter::ThisThread();
+  post->mutable_post_id()->assign(k15Bytes);
+  post->add_tags()->assign(k15Bytes);
   EXPECT_EQ(Since(before).allocs, 0u);
 
-  before = AllocationCounter::ThisThread();
-  item->mutable_title()->assign(k16Bytes);
-  item->add_tags()->assign(k16Bytes);
-  item->mutable_image()->mutable_url()->assign(kLongTitle);
-  AllocationCounts used = Since(before);
+  before = MallocCounter::ThisThread();
+  post->mutable_title()->assign(k16Bytes);
+  post->add_tags()->assign(k16Bytes);
+  post->mutable_media()->mutable_url()->assign(kLongTitle);
+  MallocCounts used = Since(before);
   EXPECT_EQ(used.allocs, 3u);  // one per long string
   // libstdc++ grows a string out of its 15-byte buffer to at least twice that: the
   // 16-byte strings get 31 bytes (30 + NUL), the 33-byte one 34.
@@ -90,17 +93,17 @@ TEST(PitfallsTest, StringsOver15BytesStayOnTheHeapOnAnArena) {
 // second malloc and a free. mutable_x()->assign(p, n) copies once.
 TEST(PitfallsTest, SetFromCharPointerBuildsATemporaryString) {
   RoomyArena arena;
-  Item* a = Arena::CreateMessage<Item>(arena.get());
-  Item* b = Arena::CreateMessage<Item>(arena.get());
+  Post* a = Arena::CreateMessage<Post>(arena.get());
+  Post* b = Arena::CreateMessage<Post>(arena.get());
   const char* text = kLongTitle;
 
-  AllocationCounts before = AllocationCounter::ThisThread();
+  MallocCounts before = MallocCounter::ThisThread();
   a->set_title(text);
-  AllocationCounts via_set = Since(before);
+  MallocCounts via_set = Since(before);
 
-  before = AllocationCounter::ThisThread();
+  before = MallocCounter::ThisThread();
   b->mutable_title()->assign(text, sizeof(kLongTitle) - 1);
-  AllocationCounts via_assign = Since(before);
+  MallocCounts via_assign = Since(before);
 
   EXPECT_EQ(a->title(), b->title());
   EXPECT_EQ(via_set.allocs, 2u);   // the temporary, then the field's own copy
@@ -118,31 +121,31 @@ TEST(PitfallsTest, ThreadsMayCreateMessagesOnOneArenaAtOnce) {
   constexpr int kThreads = 4;
   constexpr int kPerThread = 2000;
   Arena arena;
-  std::vector<std::vector<Item*>> made(kThreads);
+  std::vector<std::vector<Post*>> made(kThreads);
   std::vector<std::thread> threads;
   for (int t = 0; t < kThreads; ++t) {
     threads.emplace_back([&, t] {
       made[t].reserve(kPerThread);
       for (int i = 0; i < kPerThread; ++i) {
-        Item* item = Arena::CreateMessage<Item>(&arena);
-        item->mutable_price()->set_amount_micros(t * kPerThread + i);
-        item->add_category_ids(t);
-        made[t].push_back(item);
+        Post* post = Arena::CreateMessage<Post>(&arena);
+        post->mutable_engagement()->set_likes(t * kPerThread + i);
+        post->add_topic_ids(t);
+        made[t].push_back(post);
       }
     });
   }
   for (auto& th : threads) th.join();
-  std::vector<const Item*> all;
+  std::vector<const Post*> all;
   for (int t = 0; t < kThreads; ++t) {
     ASSERT_EQ(made[t].size(), static_cast<size_t>(kPerThread));
     for (int i = 0; i < kPerThread; ++i) {
-      const Item* item = made[t][i];
-      EXPECT_EQ(item->GetArena(), &arena);
-      EXPECT_EQ(item->price().GetArena(), &arena);
-      EXPECT_EQ(item->price().amount_micros(), t * kPerThread + i);
-      ASSERT_EQ(item->category_ids_size(), 1);
-      EXPECT_EQ(item->category_ids(0), static_cast<uint32_t>(t));
-      all.push_back(item);
+      const Post* post = made[t][i];
+      EXPECT_EQ(post->GetArena(), &arena);
+      EXPECT_EQ(post->engagement().GetArena(), &arena);
+      EXPECT_EQ(post->engagement().likes(), t * kPerThread + i);
+      ASSERT_EQ(post->topic_ids_size(), 1);
+      EXPECT_EQ(post->topic_ids(0), static_cast<uint32_t>(t));
+      all.push_back(post);
     }
   }
   std::sort(all.begin(), all.end());

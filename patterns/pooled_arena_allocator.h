@@ -4,7 +4,7 @@
 // mode is this class, not a copy of it.
 //
 // Why: a fresh Arena per RPC (arena_message_allocator.h) still mallocs its blocks as
-// the response grows (35 for a compact 200-item response) and frees them at the end.
+// the response grows (they double up to 8 KiB each) and frees them at the end.
 // Here each arena owns one large initial block; Release() calls Reset(), which frees
 // what the RPC put beyond the block and keeps the block for the next RPC. With a block
 // as big as the response and strings of 15 bytes or less, building and releasing a
@@ -26,8 +26,8 @@
 //
 // Install (the allocator must outlive the server):
 //   PooledArenaOptions options;                 // 512 KiB blocks, at most 64 pooled arenas
-//   PooledArenaAllocator<v1::RecommendRequest, v1::RecommendResponse> allocator(options);
-//   service.SetMessageAllocatorFor_Recommend(&allocator);   // before BuildAndStart()
+//   PooledArenaAllocator<v1::FeedRequest, v1::FeedResponse> allocator(options);
+//   service.SetMessageAllocatorFor_GetFeed(&allocator);   // before BuildAndStart()
 //
 // In the handler, build into `response` as usual: everything lands on its arena.
 // Nothing that points into the request or response may outlive the RPC: at Release()
@@ -50,8 +50,8 @@
 
 #include "google/protobuf/arena.h"
 #include "grpcpp/support/message_allocator.h"
-#include "patterns/block_arena.h"
-#include "patterns/idle_pool.h"
+#include "block_arena.h"
+#include "idle_pool.h"
 
 namespace reco::patterns {
 

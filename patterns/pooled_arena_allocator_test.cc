@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: Apache-2.0
 // Proves what pooled_arena_allocator.h claims: pooled arenas with a reused block, the
 // block re-bound to the building thread, a cap on pooled arenas, and -- on a real
-// in-process callback server -- zero mallocs to build and to release a compact
-// 200-item response.
-#include "patterns/pooled_arena_allocator.h"
+// in-process callback server -- zero mallocs to build and to release a 200-post reply
+// whose strings are all 15 bytes or less.
+#include "pooled_arena_allocator.h"
 
 #include <memory>
 #include <mutex>
@@ -11,37 +11,41 @@
 #include <thread>
 #include <vector>
 
-#include "core/allocation_counter.h"
-#include "core/allocation_ledger.h"
-#include "core/response_builder.h"
-#include "core/test_util.h"
+#include "feed.grpc.pb.h"
 #include "grpcpp/grpcpp.h"
 #include "gtest/gtest.h"
-#include "proto/reco.grpc.pb.h"
+#include "testing/feed_builder.h"
+#include "testing/malloc_counter.h"
+#include "testing/message_tree.h"
 
 namespace reco::patterns {
 namespace {
 
-using v1::RecommendRequest;
-using v1::RecommendResponse;
-using Allocator = PooledArenaAllocator<RecommendRequest, RecommendResponse>;
-using Holder = grpc::MessageHolder<RecommendRequest, RecommendResponse>;
+using feed::v1::FeedRequest;
+using feed::v1::FeedResponse;
+using testing::FillFeed;
+using testing::MallocCounter;
+using testing::MallocCounts;
+using Allocator = PooledArenaAllocator<FeedRequest, FeedResponse>;
+using Holder = grpc::MessageHolder<FeedRequest, FeedResponse>;
 
-const RecommendRequest& CompactRequest() {
-  // Every string of this response is 15 bytes or less: nothing needs the heap.
-  static const RecommendRequest request = [] {
-    RecommendRequest r = LedgerRequest(200, v1::TEXT_PROFILE_COMPACT);
-    // The first build in a process makes one-time allocations (protobuf's and the
-    // builder's statics): made here, outside every count, since ctest runs each test
-    // case in a process of its own.
+const FeedRequest& ShortTextRequest() {
+  // Every string of this reply is 15 bytes or less: nothing needs the heap.
+  static const FeedRequest request = [] {
+    FeedRequest r;
+    r.set_user_id("u-1");
+    r.set_post_count(200);
+    // The first build in a process makes one-time allocations (protobuf's statics):
+    // made here, outside every count, since ctest runs each test case in a process
+    // of its own.
     google::protobuf::Arena arena;
-    BuildResponse(DefaultCatalogue(), r, google::protobuf::Arena::CreateMessage<RecommendResponse>(&arena));
+    FillFeed(r, google::protobuf::Arena::CreateMessage<FeedResponse>(&arena));
     return r;
   }();
   return request;
 }
 
-AllocationCounts Since(const AllocationCounts& before) { return AllocationCounter::ThisThread() - before; }
+MallocCounts Since(const MallocCounts& before) { return MallocCounter::ThisThread() - before; }
 
 TEST(PooledArenaAllocatorTest, RequestAndResponseLiveOnOnePooledArena) {
   Allocator allocator;
@@ -49,7 +53,7 @@ TEST(PooledArenaAllocatorTest, RequestAndResponseLiveOnOnePooledArena) {
   google::protobuf::Arena* arena = holder->response()->GetArena();
   ASSERT_NE(arena, nullptr);
   EXPECT_EQ(holder->request()->GetArena(), arena);
-  BuildResponse(DefaultCatalogue(), CompactRequest(), holder->response());
+  FillFeed(ShortTextRequest(), holder->response());
   std::vector<std::string> stray = testing::MessagesNotOnArena(*holder->response(), arena);
   EXPECT_TRUE(stray.empty()) << stray.size() << " messages off the arena, first: " << stray[0];
   holder->Release();
@@ -58,7 +62,7 @@ TEST(PooledArenaAllocatorTest, RequestAndResponseLiveOnOnePooledArena) {
   Holder* again = allocator.AllocateMessages();
   EXPECT_EQ(again, holder);
   EXPECT_EQ(again->response()->GetArena(), arena);
-  EXPECT_EQ(again->response()->items_size(), 0);
+  EXPECT_EQ(again->response()->posts_size(), 0);
   again->Release();
 
   PooledArenaStats s = allocator.stats();
@@ -78,13 +82,13 @@ TEST(PooledArenaAllocatorTest, RequestAndResponseLiveOnOnePooledArena) {
 TEST(PooledArenaAllocatorTest, BuildAndReleaseMakeNoMallocWhenAnotherThreadReleases) {
   Allocator allocator;
   for (int rpc = 0; rpc < 4; ++rpc) {
-    AllocationCounts before = AllocationCounter::ThisThread();
+    MallocCounts before = MallocCounter::ThisThread();
     Holder* holder = allocator.AllocateMessages();
-    BuildResponse(DefaultCatalogue(), CompactRequest(), holder->response());
-    AllocationCounts build = Since(before);
-    AllocationCounts release;
+    FillFeed(ShortTextRequest(), holder->response());
+    MallocCounts build = Since(before);
+    MallocCounts release;
     std::thread releaser([&] {
-      AllocationCounts before = AllocationCounter::ThisThread();
+      MallocCounts before = MallocCounter::ThisThread();
       holder->Release();
       release = Since(before);
     });
@@ -101,11 +105,11 @@ TEST(PooledArenaAllocatorTest, BuildAndReleaseMakeNoMallocWhenAnotherThreadRelea
 // (what AllocateMessages() does) it fits in the block again.
 TEST(PooledArenaAllocatorTest, TheTrapResetOnAnotherThreadSendsTheBuildToTheHeap) {
   BlockArena arena(512 * 1024);
-  const RecommendRequest& request = CompactRequest();  // its warm-up is not counted
+  const FeedRequest& request = ShortTextRequest();  // its warm-up is not counted
   auto build_here = [&] {
-    AllocationCounts before = AllocationCounter::ThisThread();
-    auto* response = google::protobuf::Arena::CreateMessage<RecommendResponse>(arena.get());
-    BuildResponse(DefaultCatalogue(), request, response);
+    MallocCounts before = MallocCounter::ThisThread();
+    auto* response = google::protobuf::Arena::CreateMessage<FeedResponse>(arena.get());
+    FillFeed(request, response);
     return Since(before).allocs;
   };
   EXPECT_EQ(build_here(), 0u);  // built on the thread that made the arena
@@ -116,7 +120,7 @@ TEST(PooledArenaAllocatorTest, TheTrapResetOnAnotherThreadSendsTheBuildToTheHeap
   std::thread([&] { arena.get()->Reset(); }).join();
   arena.BindToThisThread();
   EXPECT_EQ(build_here(), 0u);
-  std::printf("compact 200-item response after a Reset() on another thread: %llu mallocs; re-bound: 0\n",
+  std::printf("200-post short-text reply after a Reset() on another thread: %llu mallocs; re-bound: 0\n",
               static_cast<unsigned long long>(after_foreign_reset));
 }
 
@@ -130,7 +134,7 @@ TEST(PooledArenaAllocatorTest, AtMostMaxArenasArePooledTheRestGetPlainArenas) {
   EXPECT_TRUE(static_cast<Allocator::Holder*>(in_flight[0])->pooled());
   EXPECT_TRUE(static_cast<Allocator::Holder*>(in_flight[1])->pooled());
   EXPECT_FALSE(static_cast<Allocator::Holder*>(in_flight[2])->pooled());
-  for (Holder* h : in_flight) BuildResponse(DefaultCatalogue(), CompactRequest(), h->response());  // all usable
+  for (Holder* h : in_flight) FillFeed(ShortTextRequest(), h->response());  // all usable
   for (Holder* h : in_flight) h->Release();
   PooledArenaStats s = allocator.stats();
   EXPECT_EQ(s.arenas_created, 2u);
@@ -147,17 +151,17 @@ TEST(PooledArenaAllocatorTest, AtMostMaxArenasArePooledTheRestGetPlainArenas) {
 
 TEST(PooledArenaAllocatorTest, AResponseLargerThanTheBlockSpillsAndReleaseFreesTheSpill) {
   PooledArenaOptions options;
-  options.initial_block_bytes = 16 * 1024;  // far too small for 200 items
+  options.initial_block_bytes = 16 * 1024;  // far too small for 200 posts
   Allocator allocator(options);
   allocator.AllocateMessages()->Release();  // make the pooled arena
-  const RecommendRequest& request = CompactRequest();  // its warm-up is not counted
-  AllocationCounts before = AllocationCounter::ThisThread();
+  const FeedRequest& request = ShortTextRequest();  // its warm-up is not counted
+  MallocCounts before = MallocCounter::ThisThread();
   Holder* holder = allocator.AllocateMessages();
-  BuildResponse(DefaultCatalogue(), request, holder->response());
-  AllocationCounts build = Since(before);
-  before = AllocationCounter::ThisThread();
+  FillFeed(request, holder->response());
+  MallocCounts build = Since(before);
+  before = MallocCounter::ThisThread();
   holder->Release();
-  AllocationCounts release = Since(before);
+  MallocCounts release = Since(before);
   EXPECT_GT(build.allocs, 0u);
   EXPECT_EQ(release.frees, build.allocs) << "Release() must free every spilled block";
   PooledArenaStats s = allocator.stats();
@@ -171,14 +175,14 @@ TEST(PooledArenaAllocatorTest, AResponseLargerThanTheBlockSpillsAndReleaseFreesT
 // Wraps the allocator to count, on gRPC's own threads, the allocations of
 // AllocateMessages() and of each holder's Release() (the wrapper's own holder is
 // outside the counted spans).
-class CountingAllocator final : public grpc::MessageAllocator<RecommendRequest, RecommendResponse> {
+class CountingAllocator final : public grpc::MessageAllocator<FeedRequest, FeedResponse> {
  public:
   explicit CountingAllocator(Allocator* inner) : inner_(inner) {}
 
   Holder* AllocateMessages() override {
-    AllocationCounts before = AllocationCounter::ThisThread();
+    MallocCounts before = MallocCounter::ThisThread();
     Holder* inner = inner_->AllocateMessages();
-    AllocationCounts cost = Since(before);
+    MallocCounts cost = Since(before);
     auto* holder = new Counted(this, inner);
     holder->acquire = cost;
     return holder;
@@ -186,7 +190,7 @@ class CountingAllocator final : public grpc::MessageAllocator<RecommendRequest, 
 
   // Per RPC, in release order: AllocateMessages() cost and Release() cost.
   struct Costs {
-    AllocationCounts acquire, release;
+    MallocCounts acquire, release;
   };
   std::vector<Costs> costs() {
     std::lock_guard<std::mutex> lock(mu_);
@@ -200,9 +204,9 @@ class CountingAllocator final : public grpc::MessageAllocator<RecommendRequest, 
       set_response(inner->response());
     }
     void Release() override {
-      AllocationCounts before = AllocationCounter::ThisThread();
+      MallocCounts before = MallocCounter::ThisThread();
       inner->Release();
-      AllocationCounts cost = Since(before);
+      MallocCounts cost = Since(before);
       {
         std::lock_guard<std::mutex> lock(owner->mu_);
         owner->costs_.push_back({acquire, cost});
@@ -211,7 +215,7 @@ class CountingAllocator final : public grpc::MessageAllocator<RecommendRequest, 
     }
     CountingAllocator* const owner;
     Holder* const inner;
-    AllocationCounts acquire;
+    MallocCounts acquire;
   };
 
   Allocator* const inner_;
@@ -220,13 +224,13 @@ class CountingAllocator final : public grpc::MessageAllocator<RecommendRequest, 
 };
 
 // The greeter-shaped handler, counting its own build on its thread.
-class CountingRecommender final : public v1::Recommender::CallbackService {
+class CountingFeed final : public feed::v1::Feed::CallbackService {
  public:
-  grpc::ServerUnaryReactor* Recommend(grpc::CallbackServerContext* context, const RecommendRequest* request,
-                                      RecommendResponse* response) override {
-    AllocationCounts before = AllocationCounter::ThisThread();
-    BuildResponse(DefaultCatalogue(), *request, response);
-    AllocationCounts build = Since(before);
+  grpc::ServerUnaryReactor* GetFeed(grpc::CallbackServerContext* context, const FeedRequest* request,
+                                    FeedResponse* response) override {
+    MallocCounts before = MallocCounter::ThisThread();
+    FillFeed(*request, response);
+    MallocCounts build = Since(before);
     {
       std::lock_guard<std::mutex> lock(mu_);
       builds_.push_back(build);
@@ -235,17 +239,17 @@ class CountingRecommender final : public v1::Recommender::CallbackService {
     reactor->Finish(grpc::Status::OK);
     return reactor;
   }
-  std::vector<AllocationCounts> builds() {
+  std::vector<MallocCounts> builds() {
     std::lock_guard<std::mutex> lock(mu_);
     return builds_;
   }
 
  private:
   std::mutex mu_;
-  std::vector<AllocationCounts> builds_;
+  std::vector<MallocCounts> builds_;
 };
 
-TEST(PooledArenaAllocatorServerTest, CompactResponsesCostNoMallocToBuildOrRelease) {
+TEST(PooledArenaAllocatorServerTest, ShortTextRepliesCostNoMallocToBuildOrRelease) {
   constexpr int kWarmup = 5, kRpcs = 20;
   Allocator allocator;
   {
@@ -256,23 +260,23 @@ TEST(PooledArenaAllocatorServerTest, CompactResponsesCostNoMallocToBuildOrReleas
     for (Holder* h : held) h->Release();
   }
   CountingAllocator counting(&allocator);
-  CountingRecommender service;
-  service.SetMessageAllocatorFor_Recommend(&counting);
+  CountingFeed service;
+  service.SetMessageAllocatorFor_GetFeed(&counting);
   grpc::ServerBuilder builder;
   int port = 0;
   builder.AddListeningPort("127.0.0.1:0", grpc::InsecureServerCredentials(), &port);
   builder.RegisterService(&service);
   std::unique_ptr<grpc::Server> server = builder.BuildAndStart();
   ASSERT_NE(server, nullptr);
-  auto stub = v1::Recommender::NewStub(
+  auto stub = feed::v1::Feed::NewStub(
       grpc::CreateChannel("127.0.0.1:" + std::to_string(port), grpc::InsecureChannelCredentials()));
-  RecommendResponse expected;
-  BuildResponse(DefaultCatalogue(), CompactRequest(), &expected);
+  FeedResponse expected;
+  FillFeed(ShortTextRequest(), &expected);
   for (int i = 0; i < kWarmup + kRpcs; ++i) {
     grpc::ClientContext context;
     context.set_deadline(std::chrono::system_clock::now() + std::chrono::seconds(60));
-    RecommendResponse reply;
-    grpc::Status status = stub->Recommend(&context, CompactRequest(), &reply);
+    FeedResponse reply;
+    grpc::Status status = stub->GetFeed(&context, ShortTextRequest(), &reply);
     ASSERT_TRUE(status.ok()) << status.error_message();
     ASSERT_EQ(reply.SerializeAsString(), expected.SerializeAsString()) << "rpc " << i;
   }
@@ -280,7 +284,7 @@ TEST(PooledArenaAllocatorServerTest, CompactResponsesCostNoMallocToBuildOrReleas
   server->Wait();  // every call is complete and released
 
   std::vector<CountingAllocator::Costs> costs = counting.costs();
-  std::vector<AllocationCounts> builds = service.builds();
+  std::vector<MallocCounts> builds = service.builds();
   ASSERT_EQ(costs.size(), static_cast<size_t>(kWarmup + kRpcs));
   ASSERT_EQ(builds.size(), costs.size());
   // Costs are listed in release order, builds in call order; after the warm-up every

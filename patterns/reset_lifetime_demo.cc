@@ -16,7 +16,7 @@
 #include "absl/flags/flag.h"
 #include "absl/flags/parse.h"
 #include "google/protobuf/arena.h"
-#include "proto/reco.pb.h"
+#include "feed.pb.h"
 
 ABSL_FLAG(bool, overflow, false,
           "use a 1 KiB initial block so that the stale message lives in an overflow block");
@@ -30,15 +30,15 @@ int main(int argc, char** argv) {
   options.initial_block_size = block.size();
   google::protobuf::Arena arena(options);
 
-  // 50 records of 50 items overflow a 1 KiB block many times; 1 record fits 512 KiB.
-  const reco::v1::Price* stale = nullptr;
+  // 50 records of 50 posts overflow a 1 KiB block many times; 1 record fits 512 KiB.
+  const feed::v1::Engagement* stale = nullptr;
   for (int record = 0; record < (overflow ? 50 : 1); ++record) {
-    auto* response = google::protobuf::Arena::CreateMessage<reco::v1::RecommendResponse>(&arena);
-    for (int i = 0; i < 50; ++i) response->add_items()->mutable_price()->set_amount_micros(i);
-    stale = &response->items(49).price();
+    auto* response = google::protobuf::Arena::CreateMessage<feed::v1::FeedResponse>(&arena);
+    for (int i = 0; i < 50; ++i) response->add_posts()->mutable_engagement()->set_likes(i);
+    stale = &response->posts(49).engagement();
   }
   arena.Reset();
   std::printf("read through a pointer kept across Reset(): %lld\n",
-              static_cast<long long>(stale->amount_micros()));  // use-after-free
+              static_cast<long long>(stale->likes()));  // use-after-free
   return 0;
 }

@@ -18,8 +18,8 @@
 // holder.
 //
 // Install (the allocator must outlive the server):
-//   ReusedMessageAllocator<v1::RecommendRequest, v1::RecommendResponse> allocator(/*max_idle=*/64);
-//   service.SetMessageAllocatorFor_Recommend(&allocator);   // before BuildAndStart()
+//   ReusedMessageAllocator<v1::FeedRequest, v1::FeedResponse> allocator(/*max_idle=*/64);
+//   service.SetMessageAllocatorFor_GetFeed(&allocator);   // before BuildAndStart()
 //
 // Copying it: needs idle_pool.h beside it, protobuf and gRPC.
 //
@@ -34,7 +34,7 @@
 #include <memory>
 
 #include "grpcpp/support/message_allocator.h"
-#include "patterns/idle_pool.h"
+#include "idle_pool.h"
 
 namespace reco::patterns {
 

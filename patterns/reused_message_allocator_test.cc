@@ -2,36 +2,36 @@
 // Proves what reused_message_allocator.h claims about what its pool keeps: a released
 // holder comes back Clear()ed to the next call, at most max_idle wait, and one whose
 // reply serialized to more than max_kept_bytes is freed rather than kept.
-#include "patterns/reused_message_allocator.h"
+#include "reused_message_allocator.h"
 
 #include <vector>
 
-#include "core/response_builder.h"
+#include "testing/feed_builder.h"
 #include "gtest/gtest.h"
-#include "proto/reco.pb.h"
+#include "feed.pb.h"
 
 namespace reco::patterns {
 namespace {
 
-using v1::RecommendRequest;
-using v1::RecommendResponse;
-using Allocator = ReusedMessageAllocator<RecommendRequest, RecommendResponse>;
+using feed::v1::FeedRequest;
+using feed::v1::FeedResponse;
+using Allocator = ReusedMessageAllocator<FeedRequest, FeedResponse>;
 
-// Builds a reply of `items` into the holder and serializes it, as gRPC would.
-void Serve(grpc::MessageHolder<RecommendRequest, RecommendResponse>* holder, uint32_t items) {
-  holder->request()->set_item_count(items);
-  BuildResponse(DefaultCatalogue(), *holder->request(), holder->response());
+// Builds a reply of `posts` into the holder and serializes it, as gRPC would.
+void Serve(grpc::MessageHolder<FeedRequest, FeedResponse>* holder, uint32_t posts) {
+  holder->request()->set_post_count(posts);
+  testing::FillFeed(*holder->request(), holder->response());
   (void)holder->response()->SerializeAsString();  // sets the cached size gRPC leaves
 }
 
 TEST(ReusedMessageAllocatorTest, KeepsASmallReplyClearedForTheNextCall) {
   Allocator allocator(/*max_idle=*/4, /*max_kept_bytes=*/1 << 20);
   auto* first = allocator.AllocateMessages();
-  Serve(first, 200);  // ~100 KB
+  Serve(first, 200);  // well under 1 MiB
   first->Release();
   auto* second = allocator.AllocateMessages();
   EXPECT_EQ(second, first) << "the idle holder is reused";
-  EXPECT_EQ(second->response()->items_size(), 0) << "and cleared";
+  EXPECT_EQ(second->response()->posts_size(), 0) << "and cleared";
   second->Release();
   ReusedMessageStats s = allocator.stats();
   EXPECT_EQ(s.created, 1u);
@@ -42,18 +42,18 @@ TEST(ReusedMessageAllocatorTest, KeepsASmallReplyClearedForTheNextCall) {
 TEST(ReusedMessageAllocatorTest, FreesAReplyOverMaxKeptBytesInsteadOfKeepingIt) {
   Allocator allocator(/*max_idle=*/4, /*max_kept_bytes=*/1 << 20);
   auto* big = allocator.AllocateMessages();
-  Serve(big, 10000);  // ~5 MB serialized, ~12 MB held
+  Serve(big, 10000);  // over 1 MiB serialized
   ASSERT_GT(big->response()->GetCachedSize(), 1 << 20);
   big->Release();
   ReusedMessageStats s = allocator.stats();
   EXPECT_EQ(s.oversized, 1u);
-  EXPECT_EQ(s.idle, 0u) << "a 10,000-item message is not kept idle";
+  EXPECT_EQ(s.idle, 0u) << "a 10,000-post message is not kept idle";
   EXPECT_EQ(s.released, 1u);
 }
 
 TEST(ReusedMessageAllocatorTest, KeepsNoMoreThanMaxIdle) {
   Allocator allocator(/*max_idle=*/2);
-  std::vector<grpc::MessageHolder<RecommendRequest, RecommendResponse>*> held;
+  std::vector<grpc::MessageHolder<FeedRequest, FeedResponse>*> held;
   for (int i = 0; i < 5; ++i) held.push_back(allocator.AllocateMessages());
   for (auto* h : held) h->Release();
   ReusedMessageStats s = allocator.stats();

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 // See spliced_reply.h.
-#include "patterns/spliced_reply.h"
+#include "spliced_reply.h"
 
 #include <cstring>
 

@@ -3,7 +3,7 @@
 // byte for byte what SerializeToString gives; fragments are referenced (not copied)
 // unless short; the ByteBuffer outlives the scratch; steady-state appends allocate
 // nothing.
-#include "patterns/spliced_reply.h"
+#include "spliced_reply.h"
 
 #include <string>
 #include <vector>
@@ -11,46 +11,49 @@
 #include <google/protobuf/util/message_differencer.h>
 #include <grpcpp/support/proto_buffer_reader.h>
 
-#include "core/allocation_counter.h"
-#include "core/byte_buffer_bytes.h"
+#include "byte_buffer_bytes.h"
+#include "feed.pb.h"
 #include "gtest/gtest.h"
-#include "proto/reco.pb.h"
+#include "testing/malloc_counter.h"
 
 namespace reco::patterns {
 namespace {
 
+using feed::v1::FeedResponse;
+using feed::v1::Post;
+using feed::v1::Scores;
+
 // A few items whose static part is serialized once, as a catalogue would hold them.
 struct Fragments {
-  std::vector<v1::Item> items;
+  std::vector<Post> items;
   std::vector<std::string> bytes;
 };
 
 Fragments MakeFragments(int n, size_t title_bytes) {
   Fragments f;
   for (int i = 0; i < n; ++i) {
-    v1::Item item;
-    item.set_item_id("item-" + std::to_string(i));
+    Post item;
+    item.set_post_id("post-" + std::to_string(i));
     item.set_title(std::string(title_bytes, static_cast<char>('a' + i % 26)));
     item.add_tags("tag");
-    item.mutable_price()->set_amount_micros(1000 * (i + 1));
+    item.mutable_engagement()->set_likes(1000 * (i + 1));
     f.bytes.push_back(item.SerializeAsString());
     f.items.push_back(std::move(item));
   }
   return f;
 }
 
-v1::RankingScores ScoresFor(int i) {
-  v1::RankingScores s;
+Scores ScoresFor(int i) {
+  Scores s;
   s.set_relevance(0.5f + i);
   s.add_features(1.0f * i);
-  s.set_model_id("m");
   return s;
 }
 
 // The per-request parts, computed before splicing (a handler computes them as it goes).
 struct PerRequest {
-  std::vector<v1::RankingScores> scores;
-  v1::ResponseMetadata metadata;
+  std::vector<Scores> scores;
+  feed::v1::FeedMetadata metadata;
 };
 PerRequest PerRequestParts(const Fragments& f) {
   PerRequest p;
@@ -61,25 +64,25 @@ PerRequest PerRequestParts(const Fragments& f) {
 
 // The reply spliced the way a handler would: request_id, items (fragment + scores), metadata.
 void Splice(const Fragments& f, const PerRequest& parts, SplicedReply* reply) {
-  reply->AppendStringField(v1::RecommendResponse::kRequestIdFieldNumber, "req-1");
+  reply->AppendStringField(FeedResponse::kRequestIdFieldNumber, "req-1");
   for (size_t i = 0; i < f.bytes.size(); ++i) {
-    const v1::RankingScores& scores = parts.scores[i];
+    const Scores& scores = parts.scores[i];
     reply->AppendLengthDelimitedHeader(
-        v1::RecommendResponse::kItemsFieldNumber,
-        f.bytes[i].size() + SplicedReply::LengthDelimitedFieldSize(v1::Item::kScoresFieldNumber, scores.ByteSizeLong()));
+        FeedResponse::kPostsFieldNumber,
+        f.bytes[i].size() + SplicedReply::LengthDelimitedFieldSize(Post::kScoresFieldNumber, scores.ByteSizeLong()));
     reply->AppendFragment(f.bytes[i]);
-    reply->AppendMessageField(v1::Item::kScoresFieldNumber, scores);
+    reply->AppendMessageField(Post::kScoresFieldNumber, scores);
   }
-  reply->AppendMessageField(v1::RecommendResponse::kMetadataFieldNumber, parts.metadata);
+  reply->AppendMessageField(FeedResponse::kMetadataFieldNumber, parts.metadata);
 }
 void Splice(const Fragments& f, SplicedReply* reply) { Splice(f, PerRequestParts(f), reply); }
 
 // The same reply built as a message.
-v1::RecommendResponse Built(const Fragments& f) {
-  v1::RecommendResponse r;
+FeedResponse Built(const Fragments& f) {
+  FeedResponse r;
   r.set_request_id("req-1");
   for (size_t i = 0; i < f.items.size(); ++i) {
-    v1::Item* item = r.add_items();
+    Post* item = r.add_posts();
     *item = f.items[i];
     *item->mutable_scores() = ScoresFor(static_cast<int>(i));
   }
@@ -96,10 +99,10 @@ TEST(SplicedReplyTest, ParsesAsTheBuiltMessageAndIsByteIdentical) {
     reply.Finish(&buffer);
     EXPECT_EQ(buffer.Length(), reply.size());
 
-    v1::RecommendResponse parsed;
+    FeedResponse parsed;
     grpc::ProtoBufferReader reader(&buffer);
     ASSERT_TRUE(parsed.ParseFromZeroCopyStream(&reader)) << "title " << title;
-    const v1::RecommendResponse built = Built(f);
+    const FeedResponse built = Built(f);
     std::string diff;
     google::protobuf::util::MessageDifferencer differencer;
     differencer.ReportDifferencesToString(&diff);
@@ -163,18 +166,18 @@ TEST(SplicedReplyTest, ASteadyStateSpliceAllocatesNothingAndFinishAFewTimes) {
   }
   buffer.Clear();
   reply.Clear();
-  AllocationCounts before = AllocationCounter::ThisThread();
+  testing::MallocCounts before = testing::MallocCounter::ThisThread();
   Splice(f, parts, &reply);
-  AllocationCounts spliced = AllocationCounter::ThisThread() - before;
-  before = AllocationCounter::ThisThread();
+  testing::MallocCounts spliced = testing::MallocCounter::ThisThread() - before;
+  before = testing::MallocCounter::ThisThread();
   reply.Finish(&buffer);
-  AllocationCounts finished = AllocationCounter::ThisThread() - before;
+  testing::MallocCounts finished = testing::MallocCounter::ThisThread() - before;
   EXPECT_EQ(spliced.allocs, 0u) << "the scratch keeps its capacity";
   // Finish: the per-request slice, gRPC's byte buffer, and its slice array growing
   // to 101 slices (inline 8, then doubling) -- a handful, whatever the reply's bytes.
   EXPECT_GE(finished.allocs, 3u);
   EXPECT_LE(finished.allocs, 10u);
-  std::printf("50 items, %zu bytes: splice %llu allocs, Finish %llu allocs\n",
+  std::printf("50 posts, %zu bytes: splice %llu allocs, Finish %llu allocs\n",
               reply.size(), static_cast<unsigned long long>(spliced.allocs),
               static_cast<unsigned long long>(finished.allocs));
 }

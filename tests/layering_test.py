@@ -4,8 +4,9 @@
     layering_test.py SOURCE_ROOT
 
 The layers, lowest first (a folder may include its own files and those listed):
-  proto, patterns   patterns/ may include patterns/ and proto/ only (outside its tests):
-                    a pattern file must stay copyable on its own
+  patterns          nothing of the project's other folders, tests included: patterns/
+                    is copied alone, under any folder name (PATTERNS_RULE below)
+  proto             nothing of the project's
   core              proto, patterns
   rpc               core, proto (the RPC utilities server and client share; core for
                     reading a reply's bytes, core/byte_buffer_bytes.h)
@@ -24,6 +25,12 @@ reply parts and the builder all read them there, so none of them includes anothe
 for them. A core file on no floor fails (place it); core's tests may include any
 core file.
 
+PATTERNS_RULE: a quoted include in patterns/ names a file by its path from the
+including file's folder, and that file exists there ("block_arena.h",
+"testing/feed_builder.h", "../block_arena.h" from testing/); or it is a library's
+(absl/, google/, grpc/, grpcpp/, gtest/, gmock/), or the code protoc generates from
+patterns/testing/feed.proto. So the folder builds wherever it is copied, under any name.
+
 Every file in patterns/ opens with the SPDX line of its license (Apache-2.0, the text
 in LICENSE), so that a file copied into another service carries it.
 """
@@ -34,7 +41,7 @@ import sys
 OWN_FOLDERS = {"proto", "patterns", "core", "rpc", "server", "client", "tools", "bench", "tests", "fuzz",
                "sanitizers"}
 ALLOWED = {
-    "patterns": {"patterns", "proto"},
+    "patterns": set(),
     "core": {"core", "proto", "patterns"},
     "rpc": {"rpc", "core", "proto"},
     "server": {"server", "core", "rpc", "patterns", "proto"},
@@ -56,7 +63,11 @@ CORE_FLOORS = [
     ["allocation_ledger", "test_util"],
 ]
 # Tests of a layer may also use the layers' test helpers below them.
-TEST_EXTRA = {"patterns": {"core"}}
+TEST_EXTRA = {}
+# What patterns/ may include besides its own files (PATTERNS_RULE).
+LIBRARY_PREFIXES = ("absl/", "google/", "grpc/", "grpcpp/", "gtest/", "gmock/")
+GENERATED = {"feed.pb.h", "feed.grpc.pb.h"}
+QUOTED_INCLUDE = re.compile(r'^\s*#\s*include\s+"([^"]+)"')
 INCLUDE = re.compile(r'^\s*#\s*include\s+"([a-z_]+)/')
 CORE_INCLUDE = re.compile(r'^\s*#\s*include\s+"core/([a-z_]+)\.h"')
 
@@ -103,6 +114,28 @@ def core_floor_violations(root):
 SPDX = "SPDX-License-Identifier: Apache-2.0"
 
 
+def pattern_include_violations(root):
+    """Quoted includes in patterns/ that would not resolve in a copy of the folder alone."""
+    found = []
+    for dirpath, _, files in os.walk(os.path.join(root, "patterns")):
+        for name in sorted(files):
+            if not name.endswith((".h", ".cc")):
+                continue
+            path = os.path.join(dirpath, name)
+            with open(path, encoding="utf-8") as f:
+                for number, line in enumerate(f, 1):
+                    m = QUOTED_INCLUDE.match(line)
+                    if not m:
+                        continue
+                    target = m.group(1)
+                    if target.startswith(LIBRARY_PREFIXES) or target in GENERATED:
+                        continue
+                    if not os.path.isfile(os.path.join(dirpath, target)):
+                        found.append(f"{os.path.relpath(path, root)}:{number}: \"{target}\" is not a file beside "
+                                     f"it: include another pattern file by its path from this folder")
+    return found
+
+
 def license_violations(root):
     """Files of patterns/ whose first line does not carry the SPDX license line: a
     pattern is copied file by file into other services, and its license must go with it
@@ -125,11 +158,13 @@ def main():
         print("usage: layering_test.py SOURCE_ROOT (the folder holding core/, server/, client/...)",
               file=sys.stderr)
         return 2
-    found = violations(sys.argv[1]) + core_floor_violations(sys.argv[1]) + license_violations(sys.argv[1])
+    root = sys.argv[1]
+    found = violations(root) + core_floor_violations(root) + pattern_include_violations(root) + license_violations(root)
     for v in found:
         print(v)
     checked = ", ".join(sorted(ALLOWED))
-    print(f"layering: {len(found)} violation(s) in {checked}, core's {len(CORE_FLOORS)} floors and patterns' license lines")
+    print(f"layering: {len(found)} violation(s) in {checked}, core's {len(CORE_FLOORS)} floors and patterns' "
+          f"includes and license lines")
     return 1 if found else 0
 
 

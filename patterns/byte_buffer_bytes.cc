@@ -1,12 +1,12 @@
-// See byte_buffer_bytes.h.
-#include "core/byte_buffer_bytes.h"
+// SPDX-License-Identifier: Apache-2.0
+#include "byte_buffer_bytes.h"
 
 #include <cstring>
 #include <vector>
 
 #include <grpcpp/support/slice.h>
 
-namespace reco {
+namespace reco::patterns {
 
 std::string ByteBufferBytes(const grpc::ByteBuffer& buffer) {
   std::string bytes;
@@ -28,4 +28,4 @@ bool ByteBufferHolds(const grpc::ByteBuffer& buffer, absl::string_view bytes) {
   return at == bytes.size();
 }
 
-}  // namespace reco
+}  // namespace reco::patterns

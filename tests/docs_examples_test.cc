@@ -1,0 +1,114 @@
+// The code docs/patterns.md shows, held to the code it stands for:
+//   - a block that opens "// Inside X (patterns/x.h):" must be that header's own code
+//     (compared without indentation, blank and comment lines);
+//   - a block this test repeats between "// example from docs/patterns.md" and
+//     "// end of example" is compiled and run here, and must be one whole ```cpp
+//     block of the doc.
+// (The pattern headers' own examples are checked by patterns/header_examples_test.cc,
+// which travels with patterns/; this test needs the doc, which does not.)
+#include <algorithm>
+#include <fstream>
+#include <string>
+#include <vector>
+
+#include "absl/strings/match.h"
+#include "absl/strings/string_view.h"
+#include "absl/strings/strip.h"
+#include "google/protobuf/arena.h"
+#include "gtest/gtest.h"
+#include "patterns/arena_message_allocator.h"
+#include "proto/reco.grpc.pb.h"
+
+namespace reco {
+namespace {
+
+using patterns::ArenaMessageAllocator;
+
+TEST(DocsExamplesTest, SectionOneInstalls) {
+  v1::Recommender::CallbackService service;
+  // example from docs/patterns.md
+  google::protobuf::ArenaOptions options;  // start_block_size: see below
+  ArenaMessageAllocator<v1::RecommendRequest, v1::RecommendResponse> allocator(options);
+  service.SetMessageAllocatorFor_Recommend(&allocator);
+  // end of example
+  EXPECT_EQ(allocator.released(), 0u);
+}
+
+std::vector<std::string> ReadLines(const std::string& relative) {
+  std::ifstream in(std::string(RECO_SOURCE_DIR) + "/" + relative);
+  EXPECT_TRUE(in.good()) << "cannot read " << relative;
+  std::vector<std::string> lines;
+  for (std::string line; std::getline(in, line);) lines.push_back(line);
+  return lines;
+}
+
+// The lines between "// example from docs/patterns.md" and "// end of example" in
+// this file, their indentation removed; one list per example.
+std::vector<std::vector<std::string>> ExamplesInThisTest() {
+  std::vector<std::vector<std::string>> examples;
+  std::vector<std::string>* open = nullptr;
+  size_t indent = 0;
+  for (const std::string& line : ReadLines("tests/docs_examples_test.cc")) {
+    const absl::string_view stripped = absl::StripLeadingAsciiWhitespace(line);
+    if (stripped == "// example from docs/patterns.md") {
+      examples.emplace_back();
+      open = &examples.back();
+      indent = line.size() - stripped.size();
+    } else if (stripped == "// end of example") {
+      open = nullptr;
+    } else if (open != nullptr) {
+      open->push_back(line.size() >= indent ? line.substr(indent) : std::string());
+    }
+  }
+  return examples;
+}
+
+// Where `want` stands in `lines` as consecutive lines, or -1.
+int Find(const std::vector<std::string>& lines, const std::vector<std::string>& want) {
+  auto at = std::search(lines.begin(), lines.end(), want.begin(), want.end());
+  return at == lines.end() || want.empty() ? -1 : static_cast<int>(at - lines.begin());
+}
+
+TEST(DocsExamplesTest, EachExampleIsAWholeBlockOfTheDoc) {
+  const std::vector<std::string> doc = ReadLines("docs/patterns.md");
+  const std::vector<std::vector<std::string>> examples = ExamplesInThisTest();
+  ASSERT_GE(examples.size(), 1u);
+  for (const std::vector<std::string>& example : examples) {
+    const int at = Find(doc, example);
+    ASSERT_GE(at, 0) << "docs/patterns.md does not show this test's example (starting \"" << example.front()
+                     << "\"): make them the same";
+    const int end = at + static_cast<int>(example.size());
+    EXPECT_TRUE(at > 0 && doc[at - 1] == "```cpp" && end < static_cast<int>(doc.size()) && doc[end] == "```")
+        << "the example is not a whole ```cpp block of docs/patterns.md";
+  }
+}
+
+// Code lines only: no indentation, no blank or comment-only lines.
+std::vector<std::string> CodeLines(const std::vector<std::string>& lines) {
+  std::vector<std::string> code;
+  for (const std::string& line : lines) {
+    const absl::string_view s = absl::StripAsciiWhitespace(line);
+    if (!s.empty() && !absl::StartsWith(s, "//")) code.emplace_back(s);
+  }
+  return code;
+}
+
+TEST(DocsExamplesTest, BlocksFromAHeaderAreItsCode) {
+  const std::vector<std::string> doc = ReadLines("docs/patterns.md");
+  int checked = 0;
+  for (size_t i = 0; i + 1 < doc.size(); ++i) {
+    if (doc[i] != "```cpp" || !absl::StartsWith(doc[i + 1], "// Inside ")) continue;
+    const size_t open = doc[i + 1].rfind('('), close = doc[i + 1].rfind(')');
+    ASSERT_TRUE(open != std::string::npos && close > open) << doc[i + 1] << ": name the header in (...)";
+    const std::string header = doc[i + 1].substr(open + 1, close - open - 1);
+    std::vector<std::string> block;
+    for (size_t j = i + 2; j < doc.size() && doc[j] != "```"; ++j) block.push_back(doc[j]);
+    EXPECT_GE(Find(CodeLines(ReadLines(header)), CodeLines(block)), 0)
+        << "docs/patterns.md's block from " << header << " is not the header's code: make them the same";
+    ++checked;
+  }
+  EXPECT_GE(checked, 1) << "docs/patterns.md section 1 shows ArenaMessageAllocator's holder";
+}
+
+}  // namespace
+}  // namespace reco
