@@ -97,9 +97,10 @@ class ServingQueue {
  public:
   explicit ServingQueue(std::unique_ptr<grpc::ServerCompletionQueue> cq) : cq_(std::move(cq)) {}
 
-  // Runs request(cq) -- one RequestX -- unless Shutdown() came first: asking a shut
-  // down queue for a call aborts the process, and a call that was in its handler when
-  // the server stopped still re-arms. Returns whether it ran.
+  // Runs request(cq) -- one RequestX -- unless Shutdown() came first. A call whose tag
+  // was taken just before the server stopped still re-arms, and gRPC requires that no
+  // work be put on a queue after its Shutdown() (1.51 happens to fail such a request
+  // with ok false; that is not promised). Returns whether it ran.
   template <typename RequestFn>
   bool Request(RequestFn&& request) {
     std::lock_guard<std::mutex> lock(mu_);
@@ -128,7 +129,8 @@ class ServingQueue {
   bool shut_down_ = false;
 };
 
-// `count` completion queues, each with its own thread.
+// `count` completion queues, each with its own thread. Once started, Stop() it before
+// it is destroyed.
 class ServingThreads {
  public:
   // Adds the queues to `builder`: before builder.BuildAndStart().
