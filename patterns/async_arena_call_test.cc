@@ -70,7 +70,9 @@ void WarmUpProcess() {
 // Wraps the pool to see, on gRPC's threads, what each call got and what giving it
 // back cost. It also checks the bound on every take: a call gets a pooled arena
 // exactly when fewer than max_arenas pooled ones are out (the lock makes the check
-// and the take one step).
+// and the take one step). And it overwrites every reply given back, so that a reply
+// still in use when its arena returns is caught: a Reset() alone leaves the old bytes
+// in the block, and the reply would look right.
 class WatchedAllocator final : public grpc::MessageAllocator<FeedRequest, FeedResponse> {
  public:
   explicit WatchedAllocator(Allocator* inner) : inner_(inner) {}
@@ -112,6 +114,10 @@ class WatchedAllocator final : public grpc::MessageAllocator<FeedRequest, FeedRe
       set_response(inner->response());
     }
     void Release() override {
+      // What the next call to take this arena does: build over the reply. A call that
+      // gave its messages back before gRPC was done with them sends this instead.
+      response()->Clear();
+      response()->set_request_id("given back");
       {
         std::lock_guard<std::mutex> lock(owner->mu_);
         const MallocCounts before = MallocCounter::ThisThread();
