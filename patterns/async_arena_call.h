@@ -5,9 +5,10 @@
 // gRPC's greeter_async_server.cc: one object per call, its address the tag, a new
 // call armed as soon as one arrives.
 //
-// Why: the async API takes the request and response from you, so no MessageAllocator
-// is installed; this wires one in by hand. At arming, a call takes a request and a
-// response from a grpc::MessageAllocator -- PooledArenaAllocator for the pooled arena
+// Why: the async API has no allocator hook -- you hand RequestX the request and
+// Finish the response -- so this does by hand what a callback service's installed
+// allocator does. At arming, a call takes its request and response from a
+// grpc::MessageAllocator -- PooledArenaAllocator for the pooled arena
 // (bounded: a call that finds every pooled arena in use gets a plain one, counted in
 // its stats().unpooled). gRPC parses into that request, the handler builds into that
 // response, and the arena goes back to the pool when the call ends. With a block as
@@ -30,8 +31,8 @@
 // releases its arena. Measured on gRPC 1.51 (async_arena_call_test.cc,
 // FinishSerializationTest): Finish serializes the reply into its own buffer before
 // it returns -- the reply's cached size is set and the buffer allocated on the
-// calling thread, and a reply cleared and rebuilt at the same addresses right after
-// Finish returns still reaches the client unchanged. So the wait costs only arena
+// calling thread, and when the arena is Reset() and a different reply built at the
+// same addresses right after Finish returns, the client still gets the original. So the wait costs only arena
 // time; it is kept because it is the documented contract, and that test will say if
 // a later gRPC stops serializing inside Finish.
 //
@@ -174,8 +175,8 @@ class AsyncArenaMethod {
   // Builds the reply into `response` (on the call's arena); the status is sent with it.
   using Handler = std::function<grpc::Status(grpc::ServerContext*, const Request*, Response*)>;
 
-  AsyncArenaMethod(Service* service, RequestMethod request_method,
-                   grpc::MessageAllocator<Request, Response>* allocator, Handler handler)
+  AsyncArenaMethod(Service* service, RequestMethod request_method, grpc::MessageAllocator<Request, Response>* allocator,
+                   Handler handler)
       : service_(service), request_method_(request_method), allocator_(allocator), handler_(std::move(handler)) {}
 
   // Waits for one call on `queue`. Only on the thread that serves `queue`: the call's

@@ -324,7 +324,9 @@ TEST(AsyncArenaCallServerTest, CallsBeyondThePoolGetPlainArenasAndAreCounted) {
 // cached size is set and a buffer at least that big is malloc'd on this thread during
 // the call, and the client receives the original reply, not the clobbered one. The
 // control (clobbered before Finish) shows the clobber does reach a reply this test can
-// see. async_arena_call.h still waits for the tag, the documented contract; if this
+// see. The reason, in grpcpp/support/async_unary_call.h (1.51): Finish hands the reply
+// to CallOpSendMessage::SendMessage, which serializes on the spot, not to
+// SendMessagePtr, which keeps the pointer for later. async_arena_call.h still waits for the tag, the documented contract; if this
 // test fails after a gRPC upgrade, that wait is what keeps the pattern right.
 class FinishSerializationTest : public ::testing::Test {
  protected:
