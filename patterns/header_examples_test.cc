@@ -10,6 +10,7 @@
 // block ("//   " + line), the whole of that block. Every header here with an
 // "// Example" or "// Install" block must have its example in this test.
 #include <algorithm>
+#include <chrono>
 #include <filesystem>
 #include <fstream>
 #include <memory>
@@ -27,6 +28,7 @@
 #include "append_best.h"
 #include "arena_batch.h"
 #include "arena_message_allocator.h"
+#include "async_arena_call.h"
 #include "block_arena.h"
 #include "byte_buffer_bytes.h"
 #include "feed.grpc.pb.h"
@@ -46,6 +48,9 @@ namespace reco::patterns {
 namespace {
 
 namespace v1 = ::feed::v1;
+using feed::v1::Feed;
+using feed::v1::FeedRequest;
+using feed::v1::FeedResponse;
 using testing::FillFeed;
 using testing::MallocCounter;
 using testing::MallocCounts;
@@ -64,6 +69,7 @@ struct Buffer {
 };
 void Use(Buffer& b) { b.bytes.assign("used"); }
 void Fill(v1::FeedResponse* r) { r->set_request_id("filled"); }
+void Fill(const FeedRequest& request, FeedResponse* response) { FillFeed(request, response); }
 int sent = 0;
 void Send(const v1::FeedResponse& r) { sent += r.request_id() == "filled"; }
 
@@ -179,6 +185,28 @@ TEST(HeaderExamplesTest, SplicedReplyIsTheMessage) {
   ASSERT_TRUE(parsed.ParseFromString(ByteBufferBytes(buffer)));
   EXPECT_EQ(parsed.request_id(), "req-1");
   EXPECT_EQ(parsed.posts_size(), 2);
+}
+
+TEST(HeaderExamplesTest, AsyncArenaMethodServesAndStops) {
+  Feed::AsyncService service;
+  grpc::ServerBuilder builder;
+  builder.RegisterService(&service);
+  // example from async_arena_call.h
+  PooledArenaAllocator<FeedRequest, FeedResponse> arenas;   // 512 KiB blocks, at most 64
+  AsyncArenaMethod<Feed::AsyncService, FeedRequest, FeedResponse> get_feed(
+      &service, &Feed::AsyncService::RequestGetFeed, &arenas,
+      [](grpc::ServerContext*, const FeedRequest* request, FeedResponse* response) {
+        Fill(*request, response);   // on the call's arena
+        return grpc::Status::OK;
+      });
+  ServingThreads threads(&builder, /*count=*/2);   // before builder.BuildAndStart()
+  std::unique_ptr<grpc::Server> server = builder.BuildAndStart();
+  threads.Start([&](ServingQueue* queue) { get_feed.Arm(queue); });
+  // ... serve ...
+  threads.Stop(server.get(), std::chrono::system_clock::now() + std::chrono::seconds(5));
+  // end of example
+  const PooledArenaStats stats = arenas.stats();
+  EXPECT_EQ(stats.allocated, stats.released) << "every armed call gave its arena back";
 }
 
 // A reactor stand-in for the raw handler's example: it records the status.
