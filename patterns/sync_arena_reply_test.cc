@@ -20,7 +20,6 @@
 #include <optional>
 #include <set>
 #include <string>
-#include <thread>
 #include <vector>
 
 #include <grpcpp/generic/generic_stub.h>
@@ -266,6 +265,8 @@ TEST(SyncCallWorkTest, ExactMallocsOfAWholeCallsReplyHeapVersusPooledArena) {
 
 // Each handler's own mallocs per call, counted on its thread, with whether the call
 // was the first on that thread (a thread's first call may warm thread-local state).
+// gRPC's sync server ends and starts handler threads, and a new thread may get an
+// exited one's id: a thread is told new by its thread_local storage, not by its id.
 class CallLog {
  public:
   struct Entry {
@@ -273,8 +274,9 @@ class CallLog {
     bool first_on_thread;
   };
   void Add(const MallocCounts& counts) {
+    thread_local std::set<const CallLog*> logged_here;
+    const bool first = logged_here.insert(this).second;
     std::lock_guard<std::mutex> lock(mu_);
-    const bool first = threads_.insert(std::this_thread::get_id()).second;
     entries_.push_back({counts, first});
   }
   std::vector<Entry> entries() {
@@ -284,7 +286,6 @@ class CallLog {
 
  private:
   std::mutex mu_;
-  std::set<std::thread::id> threads_;
   std::vector<Entry> entries_;
 };
 
@@ -454,7 +455,7 @@ std::vector<MallocCounts> MeasuredCalls(grpc::Service* service, CallLog* log, co
   for (size_t i = kWarmupCalls; i < entries.size(); ++i) {
     if (!entries[i].first_on_thread) measured.push_back(entries[i].counts);
   }
-  EXPECT_GE(measured.size(), static_cast<size_t>(kMeasuredCalls) - 3) << "calls kept landing on new threads";
+  EXPECT_GE(measured.size(), static_cast<size_t>(kMeasuredCalls) / 2) << "calls kept landing on new threads";
   return measured;
 }
 
