@@ -146,8 +146,10 @@ def license_violations(root):
             path = os.path.join(dirpath, name)
             with open(path, encoding="utf-8") as f:
                 first = f.readline()
+                if first.startswith("#!"):  # a script: the SPDX line comes right after
+                    first = f.readline()
             if SPDX not in first:
-                found.append(f"{os.path.relpath(path, root)}:1: a pattern file opens with '{SPDX}' (as a comment)")
+                found.append(f"{os.path.relpath(path, root)}:1: a pattern file opens with '{SPDX}' (as a comment; after the #! line in a script)")
     if not os.path.isfile(os.path.join(root, "LICENSE")):
         found.append("LICENSE: missing (the Apache-2.0 text the SPDX lines name)")
     return found
