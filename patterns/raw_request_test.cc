@@ -10,13 +10,13 @@
 #include <string>
 #include <vector>
 
-#include <grpcpp/generic/generic_stub.h>
 #include <grpcpp/grpcpp.h>
 
 #include "feed.grpc.pb.h"
 #include "gtest/gtest.h"
 #include "testing/feed_builder.h"
 #include "testing/malloc_counter.h"
+#include "testing/raw_call.h"
 
 namespace reco::patterns {
 namespace {
@@ -103,42 +103,11 @@ class RawRequestServerTest : public ::testing::Test {
   }
   void TearDown() override { server_->Shutdown(); }
 
-  // One GetFeed call sending `request_bytes` (nothing at all when nullopt: the
-  // client half-closes first, as a stream cut before a whole frame looks to the
-  // handler). The reply's bytes, if any, go to *reply.
+  // One GetFeed call sending `request_bytes` (nothing at all when nullopt).
   grpc::Status Call(const std::optional<std::string>& request_bytes, std::string* reply) {
-    grpc::GenericStub stub(channel_);
-    grpc::ClientContext context;
-    context.set_deadline(std::chrono::system_clock::now() + std::chrono::seconds(30));  // a bound on hangs
-    grpc::CompletionQueue cq;
-    auto await = [&cq] {
-      void* tag = nullptr;
-      bool ok = false;
-      EXPECT_TRUE(cq.Next(&tag, &ok));
-      return ok;
-    };
-    std::unique_ptr<grpc::GenericClientAsyncReaderWriter> call =
-        stub.PrepareCall(&context, "/feed.v1.Feed/GetFeed", &cq);
-    call->StartCall(nullptr);
-    await();
-    if (request_bytes.has_value()) {
-      call->Write(BufferOf(*request_bytes), nullptr);
-      await();
-    }
-    call->WritesDone(nullptr);
-    await();
-    grpc::ByteBuffer buffer;
-    call->Read(&buffer, nullptr);
-    if (await()) {
-      std::vector<grpc::Slice> slices;
-      EXPECT_TRUE(buffer.Dump(&slices).ok());
-      for (const grpc::Slice& s : slices) reply->append(reinterpret_cast<const char*>(s.begin()), s.size());
-    }
-    grpc::Status status;
-    call->Finish(&status, nullptr);
-    await();
-    return status;
+    return testing::CallRawUnary(channel_.get(), "/feed.v1.Feed/GetFeed", request_bytes, reply);
   }
+
 
   RawFeed service_;
   std::unique_ptr<grpc::Server> server_;

@@ -22,14 +22,15 @@
 #include <string>
 #include <vector>
 
-#include <grpcpp/generic/generic_stub.h>
 #include <grpcpp/grpcpp.h>
 
+#include "byte_buffer_bytes.h"
 #include "feed.grpc.pb.h"
 #include "gtest/gtest.h"
 #include "testing/feed_builder.h"
 #include "testing/malloc_counter.h"
 #include "testing/message_tree.h"
+#include "testing/raw_call.h"
 
 namespace reco::patterns {
 namespace {
@@ -62,14 +63,6 @@ grpc::ByteBuffer BufferOf(const std::string& bytes) {
   return grpc::ByteBuffer(&slice, 1);
 }
 
-std::string BytesOf(const grpc::ByteBuffer& buffer) {
-  std::vector<grpc::Slice> slices;
-  EXPECT_TRUE(buffer.Dump(&slices).ok());
-  std::string bytes;
-  for (const grpc::Slice& s : slices) bytes.append(reinterpret_cast<const char*>(s.begin()), s.size());
-  return bytes;
-}
-
 // --- Without a server ------------------------------------------------------------------
 
 TEST(SerializeToOneSliceTest, OneSliceOfTheMessagesBytesForTwoMallocs) {
@@ -85,7 +78,7 @@ TEST(SerializeToOneSliceTest, OneSliceOfTheMessagesBytesForTwoMallocs) {
   std::vector<grpc::Slice> slices;
   ASSERT_TRUE(bytes.Dump(&slices).ok());
   EXPECT_EQ(slices.size(), 1u);
-  EXPECT_EQ(BytesOf(bytes), reply.SerializeAsString());
+  EXPECT_EQ(ByteBufferBytes(bytes), reply.SerializeAsString());
 
   // A reply that fits in a slice's inline bytes needs no slice allocation.
   FeedResponse tiny;
@@ -94,7 +87,7 @@ TEST(SerializeToOneSliceTest, OneSliceOfTheMessagesBytesForTwoMallocs) {
   const MallocCounts before_tiny = MallocCounter::ThisThread();
   ASSERT_TRUE(SerializeToOneSlice(tiny, &tiny_bytes).ok());
   EXPECT_EQ(Since(before_tiny).allocs, 1u) << "gRPC's byte buffer only";
-  EXPECT_EQ(BytesOf(tiny_bytes), tiny.SerializeAsString());
+  EXPECT_EQ(ByteBufferBytes(tiny_bytes), tiny.SerializeAsString());
 }
 
 TEST(SyncArenaRepliesTest, ACallBuildsOnAPooledArenaThatEndsEmptyAndIsReused) {
@@ -193,7 +186,7 @@ ReplyWork TypedCall(const FeedRequest& request, std::string* sent_bytes) {
   bool own = false;
   EXPECT_TRUE(grpc::SerializationTraits<FeedResponse>::Serialize(*response, &*sent, &own).ok());
   work.serialize = Since(before);
-  *sent_bytes = BytesOf(*sent);
+  *sent_bytes = ByteBufferBytes(*sent);
   before = MallocCounter::ThisThread();
   response.reset();
   sent.reset();
@@ -219,7 +212,7 @@ ReplyWork RawArenaCall(SyncArenaReplies& replies, const FeedRequest& request, st
   bool own = false;
   EXPECT_TRUE(grpc::SerializationTraits<grpc::ByteBuffer>::Serialize(*response, &*sent, &own).ok());
   work.serialize = Since(before);
-  *sent_bytes = BytesOf(*sent);
+  *sent_bytes = ByteBufferBytes(*sent);
   before = MallocCounter::ThisThread();
   response.reset();
   sent.reset();
@@ -394,37 +387,11 @@ class Served {
     return stub_->GetFeed(&context, request, reply);
   }
 
-  // One GetFeed call sending `request_bytes` as they are (nothing at all when nullopt:
-  // the client half-closes first). The reply's bytes, if any, go to *reply.
+  // One GetFeed call sending `request_bytes` (nothing at all when nullopt).
   grpc::Status CallRaw(const std::optional<std::string>& request_bytes, std::string* reply) {
-    grpc::GenericStub stub(channel_);
-    grpc::ClientContext context;
-    context.set_deadline(std::chrono::system_clock::now() + std::chrono::seconds(30));
-    grpc::CompletionQueue cq;
-    auto await = [&cq] {
-      void* tag = nullptr;
-      bool ok = false;
-      EXPECT_TRUE(cq.Next(&tag, &ok));
-      return ok;
-    };
-    std::unique_ptr<grpc::GenericClientAsyncReaderWriter> call =
-        stub.PrepareCall(&context, "/feed.v1.Feed/GetFeed", &cq);
-    call->StartCall(nullptr);
-    await();
-    if (request_bytes.has_value()) {
-      call->Write(BufferOf(*request_bytes), nullptr);
-      await();
-    }
-    call->WritesDone(nullptr);
-    await();
-    grpc::ByteBuffer buffer;
-    call->Read(&buffer, nullptr);
-    if (await()) *reply = BytesOf(buffer);
-    grpc::Status status;
-    call->Finish(&status, nullptr);
-    await();
-    return status;
+    return testing::CallRawUnary(channel_.get(), "/feed.v1.Feed/GetFeed", request_bytes, reply);
   }
+
 
  private:
   std::unique_ptr<grpc::Server> server_;

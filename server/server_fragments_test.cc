@@ -1,17 +1,17 @@
 // The fragments mode over real RPCs: its replies, parsed, equal every message mode's
 // (and are byte for byte BuildResponse's); bad input gets a clear status and the
 // server keeps serving; the reply budget refuses alike; stats name the mode.
-#include <chrono>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include <google/protobuf/util/message_differencer.h>
-#include <grpcpp/generic/generic_stub.h>
 
 #include "core/byte_buffer_bytes.h"
 #include "core/response_builder.h"
 #include "gtest/gtest.h"
+#include "patterns/testing/raw_call.h"
 #include "server/server_test_util.h"
 
 namespace reco::testing {
@@ -87,29 +87,7 @@ TEST(ServerFragmentsTest, BadInputGetsAClearStatusAndTheServerKeepsServing) {
 // stream that ends mid-frame also looks like to the handler. The reply message, if
 // any, goes to *reply_bytes.
 grpc::Status CallWithNoRequest(grpc::Channel* channel, std::string* reply_bytes) {
-  grpc::GenericStub stub(std::shared_ptr<grpc::Channel>(channel, [](grpc::Channel*) {}));
-  grpc::ClientContext context;
-  context.set_deadline(std::chrono::system_clock::now() + std::chrono::seconds(30));  // a bound on hangs
-  grpc::CompletionQueue cq;
-  auto await = [&cq] {
-    void* tag = nullptr;
-    bool ok = false;
-    EXPECT_TRUE(cq.Next(&tag, &ok));
-    return ok;
-  };
-  std::unique_ptr<grpc::GenericClientAsyncReaderWriter> call =
-      stub.PrepareCall(&context, "/reco.v1.Recommender/Recommend", &cq);
-  call->StartCall(nullptr);
-  await();
-  call->WritesDone(nullptr);
-  await();
-  grpc::ByteBuffer reply;
-  call->Read(&reply, nullptr);
-  if (await()) reply_bytes->append(ByteBufferBytes(reply));
-  grpc::Status status;
-  call->Finish(&status, nullptr);
-  await();
-  return status;
+  return patterns::testing::CallRawUnary(channel, "/reco.v1.Recommender/Recommend", std::nullopt, reply_bytes);
 }
 
 // Found by hostile_raw_http2_test's truncated frame: a raw handler is run even when
