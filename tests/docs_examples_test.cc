@@ -21,6 +21,7 @@
 #include "grpcpp/grpcpp.h"
 #include "patterns/arena_message_allocator.h"
 #include "patterns/async_arena_call.h"
+#include "patterns/pooled_arena_allocator.h"
 #include "patterns/raw_request.h"
 #include "proto/reco.grpc.pb.h"
 
@@ -28,6 +29,8 @@ namespace reco {
 namespace {
 
 using patterns::ArenaMessageAllocator;
+using patterns::PooledArenaAllocator;
+using patterns::PooledArenaOptions;
 
 TEST(DocsExamplesTest, SectionOneInstalls) {
   v1::Recommender::CallbackService service;
@@ -39,9 +42,19 @@ TEST(DocsExamplesTest, SectionOneInstalls) {
   EXPECT_EQ(allocator.released(), 0u);
 }
 
+TEST(DocsExamplesTest, SectionOneBInstallsThePool) {
+  v1::Recommender::CallbackService service;
+  // example from docs/patterns.md
+  PooledArenaOptions options;              // defaults: 512 KiB blocks, at most 64 pooled arenas
+  options.initial_block_bytes = 512 * 1024;  // size it for your typical response's arena space
+  PooledArenaAllocator<v1::RecommendRequest, v1::RecommendResponse> allocator(options);
+  service.SetMessageAllocatorFor_Recommend(&allocator);
+  // end of example
+  EXPECT_EQ(allocator.options().initial_block_bytes, 512u * 1024);
+}
+
 using patterns::AsyncArenaMethod;
 using patterns::ParseRawRequest;
-using patterns::PooledArenaAllocator;
 using patterns::ServingQueue;
 using patterns::ServingThreads;
 
@@ -180,7 +193,7 @@ TEST(DocsExamplesTest, BlocksFromAHeaderAreItsCode) {
         << "docs/patterns.md's block from " << header << " is not the header's code: make them the same";
     ++checked;
   }
-  EXPECT_GE(checked, 1) << "docs/patterns.md section 1 shows ArenaMessageAllocator's holder";
+  EXPECT_GE(checked, 4) << "docs/patterns.md shows the code of ArenaMessageAllocator, PooledArenaAllocator and ArenaWriteReactor";
 }
 
 }  // namespace
