@@ -50,6 +50,15 @@
 //   // ... serve ...
 //   threads.Stop(server.get(), std::chrono::system_clock::now() + std::chrono::seconds(5));
 //
+// Per-call state (the fourth template argument, optional): a call may own a CallState
+// of the caller's, made from the call's MessageHolder when the call is armed, handed to
+// the handler, and destroyed when the call ends -- after its messages were released,
+// before its ServerContext (whose grpc_call is still referenced then). reco_server
+// keeps each call's reply-budget reservation there:
+//   AsyncArenaMethod<Feed::AsyncService, FeedRequest, FeedResponse, Budgeted> m(
+//       &service, &Feed::AsyncService::RequestGetFeed, &arenas,
+//       [](grpc::ServerContext*, const FeedRequest*, FeedResponse*, Budgeted* state) { ... });
+//
 // Nothing that points into a request or response may outlive its call: when the call
 // ends its arena is Reset() and the next call builds at the same addresses. The
 // handler runs on a queue's thread and must not block it.
@@ -69,6 +78,7 @@
 #include <memory>
 #include <mutex>
 #include <thread>
+#include <type_traits>
 #include <utility>
 #include <vector>
 
@@ -165,15 +175,33 @@ class ServingThreads {
   std::vector<std::thread> threads_;
 };
 
+namespace async_arena_call_internal {
+// The handler's type: without a CallState, (context, request, response).
+template <typename Request, typename Response, typename CallState>
+struct HandlerOf {
+  using type = std::function<grpc::Status(grpc::ServerContext*, const Request*, Response*, CallState*)>;
+};
+template <typename Request, typename Response>
+struct HandlerOf<Request, Response, void> {
+  using type = std::function<grpc::Status(grpc::ServerContext*, const Request*, Response*)>;
+};
+// What a call without a CallState keeps: nothing.
+struct NoCallState {
+  template <typename Holder>
+  explicit NoCallState(Holder*) {}
+};
+}  // namespace async_arena_call_internal
+
 // One unary method: arms calls, runs the handler, finishes them, gives arenas back.
-template <typename Service, typename Request, typename Response>
+template <typename Service, typename Request, typename Response, typename CallState = void>
 class AsyncArenaMethod {
  public:
   // Service::RequestX, as protoc generates it for the method.
   using RequestMethod = void (Service::*)(grpc::ServerContext*, Request*, grpc::ServerAsyncResponseWriter<Response>*,
                                           grpc::CompletionQueue*, grpc::ServerCompletionQueue*, void*);
   // Builds the reply into `response` (on the call's arena); the status is sent with it.
-  using Handler = std::function<grpc::Status(grpc::ServerContext*, const Request*, Response*)>;
+  // With a CallState, the call's own is its last argument.
+  using Handler = typename async_arena_call_internal::HandlerOf<Request, Response, CallState>::type;
 
   AsyncArenaMethod(Service* service, RequestMethod request_method, grpc::MessageAllocator<Request, Response>* allocator,
                    Handler handler)
@@ -204,7 +232,7 @@ class AsyncArenaMethod {
       }
       method_->Arm(queue_);  // the next call, before this one's work (as the greeter)
       finishing_ = true;
-      const grpc::Status status = method_->handler_(&context_, messages_->request(), messages_->response());
+      const grpc::Status status = RunHandler();
       responder_.Finish(*messages_->response(), status, this);
       // The arena stays ours until this tag comes back (see "When the arena may be
       // reset" above).
@@ -212,13 +240,26 @@ class AsyncArenaMethod {
 
    private:
     friend class AsyncArenaMethod;
-    ~Call() { messages_->Release(); }  // Reset() here, on the serving thread; back to the pool
+    using State = std::conditional_t<std::is_void_v<CallState>, async_arena_call_internal::NoCallState, CallState>;
+
+    // Reset() here, on the serving thread; back to the pool. state_ goes next, then
+    // the context.
+    ~Call() { messages_->Release(); }
+
+    grpc::Status RunHandler() {
+      if constexpr (std::is_void_v<CallState>) {
+        return method_->handler_(&context_, messages_->request(), messages_->response());
+      } else {
+        return method_->handler_(&context_, messages_->request(), messages_->response(), &state_);
+      }
+    }
 
     AsyncArenaMethod* const method_;
     ServingQueue* const queue_;
     grpc::MessageHolder<Request, Response>* const messages_;
     grpc::ServerContext context_;
     grpc::ServerAsyncResponseWriter<Response> responder_{&context_};
+    State state_{messages_};  // after the context: destroyed before it
     bool finishing_ = false;
   };
 

@@ -12,17 +12,10 @@
 
 namespace reco {
 
-// A call's context with the bytes it holds from the budget, whose connection holds
-// them, and its place in the hold list (while it holds any).
+// A callback call's context, with the call's reservation.
 class CallReservations::Call final : public grpc::CallbackServerContext {
  public:
-  uint64_t reserved_bytes = 0;
-  std::string peer;
-  grpc_call* core_call = nullptr;  // for the watchdog's cancel
-  absl::Time held_until;           // when the watchdog cancels it
-  bool held = false;               // in held_
-  Call* prev = nullptr;
-  Call* next = nullptr;
+  Hold hold;
 };
 
 namespace {
@@ -61,7 +54,11 @@ absl::Status CallReservations::Reserve(grpc::CallbackServerContext* context, uin
   if (call == nullptr) {
     return absl::FailedPreconditionError("the call's context was not made by this server's CallReservations");
   }
-  if (call->reserved_bytes != 0) return absl::FailedPreconditionError("this call already holds a reservation");
+  return Reserve(&call->hold, context, bytes);
+}
+
+absl::Status CallReservations::Reserve(Hold* hold, grpc::ServerContextBase* context, uint64_t bytes) {
+  if (hold->owner_ != nullptr) return absl::FailedPreconditionError("this call already holds a reservation");
   std::string peer = context->peer();
   absl::MutexLock lock(&mu_);
   auto [entry, inserted] = by_connection_.try_emplace(std::move(peer), 0);
@@ -81,17 +78,33 @@ absl::Status CallReservations::Reserve(grpc::CallbackServerContext* context, uin
     return s;
   }
   entry->second += bytes;
-  call->reserved_bytes = bytes;
-  call->peer = entry->first;
+  hold->owner_ = this;
+  hold->bytes_ = bytes;
+  hold->peer_ = entry->first;
   if (watchdog_.joinable() && context->c_call() != nullptr) {  // (no call: a unit test's context)
-    call->core_call = context->c_call();
-    call->held_until = absl::Now() + limits_.max_hold;
-    call->held = true;
-    call->prev = held_tail_;
-    (held_tail_ != nullptr ? held_tail_->next : held_head_) = call;
-    held_tail_ = call;
+    hold->core_call_ = context->c_call();
+    hold->held_until_ = absl::Now() + limits_.max_hold;
+    hold->held_ = true;
+    hold->prev_ = held_tail_;
+    (held_tail_ != nullptr ? held_tail_->next_ : held_head_) = hold;
+    held_tail_ = hold;
   }
   return absl::OkStatus();
+}
+
+void CallReservations::Return(Hold* hold) {
+  absl::MutexLock lock(&mu_);
+  if (hold->held_) {
+    (hold->prev_ != nullptr ? hold->prev_->next_ : held_head_) = hold->next_;
+    (hold->next_ != nullptr ? hold->next_->prev_ : held_tail_) = hold->prev_;
+    hold->held_ = false;
+  }
+  auto entry = by_connection_.find(hold->peer_);
+  entry->second -= hold->bytes_;
+  if (entry->second == 0) by_connection_.erase(entry);
+  budget_->Release(hold->bytes_);
+  hold->owner_ = nullptr;
+  hold->bytes_ = 0;
 }
 
 void CallReservations::Release(grpc::CallbackServerContext* context) {
@@ -100,35 +113,26 @@ void CallReservations::Release(grpc::CallbackServerContext* context) {
   // it to this Release (see the header). Deleting that one aborts the process.
   auto* call = dynamic_cast<Call*>(context);
   if (call == nullptr) return;
-  if (call->reserved_bytes != 0) {
-    absl::MutexLock lock(&mu_);
-    if (call->held) {
-      (call->prev != nullptr ? call->prev->next : held_head_) = call->next;
-      (call->next != nullptr ? call->next->prev : held_tail_) = call->prev;
-    }
-    auto entry = by_connection_.find(call->peer);
-    entry->second -= call->reserved_bytes;
-    if (entry->second == 0) by_connection_.erase(entry);
-    budget_->Release(call->reserved_bytes);
-  }
+  call->hold.Return();
   delete call;
 }
 
 void CallReservations::CancelOverdue() {
-  // Each overdue call's grpc_call is referenced under the lock, while Release (which
-  // runs before gRPC drops its own reference) cannot have run, and cancelled outside
+  // Each overdue call's grpc_call is referenced under the lock, while Return (which
+  // runs before gRPC -- or the async call's context -- drops its own reference)
+  // cannot have run, and cancelled outside
   // it: gRPC may run the call's callbacks, Release included, inside the cancel.
   std::vector<grpc_call*> overdue;
   {
     absl::MutexLock lock(&mu_);
     const absl::Time now = absl::Now();
-    while (held_head_ != nullptr && held_head_->held_until <= now) {
-      Call* call = held_head_;
-      held_head_ = call->next;
-      (held_head_ != nullptr ? held_head_->prev : held_tail_) = nullptr;
-      call->held = false;
-      grpc_call_ref(call->core_call);
-      overdue.push_back(call->core_call);
+    while (held_head_ != nullptr && held_head_->held_until_ <= now) {
+      Hold* hold = held_head_;
+      held_head_ = hold->next_;
+      (held_head_ != nullptr ? held_head_->prev_ : held_tail_) = nullptr;
+      hold->held_ = false;
+      grpc_call_ref(hold->core_call_);
+      overdue.push_back(hold->core_call_);
     }
   }
   for (grpc_call* call : overdue) {

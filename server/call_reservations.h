@@ -35,6 +35,15 @@
 // the others to gRPC: deleting one aborted the process on one call to an unknown
 // method (tests/hostile/hostile_method_paths_test.cc).
 //
+// The async API (--api async, async_recommender.h). Its calls have no context made
+// here (the ContextAllocator serves callback calls only), so a reservation is a Hold
+// the call owns: Reserve(hold, context, bytes) at admission, and the Hold given back
+// (Return(), or its destructor) when the call ends -- after Finish's tag came back,
+// which is when gRPC is done with the reply -- and before the call's ServerContext is
+// destroyed: until then the watchdog may still cancel the call through the context's
+// grpc_call, exactly as a callback call's. A callback call's context holds its Hold
+// the same way; the fairness limits and the watchdog see no difference.
+//
 // Memory: the budget bounds the replies; on top, one entry (the peer's name and a
 // count) per connection with a reservation out. Cost per call: the context's
 // new/delete, and for a call that reserves, its peer string and two lock/unlock
@@ -57,6 +66,7 @@
 #include <string>
 #include <thread>
 
+#include <grpc/grpc.h>
 #include <grpcpp/server_context.h>
 
 #include "absl/container/flat_hash_map.h"
@@ -78,6 +88,34 @@ struct ReservationLimits {
 
 class CallReservations final : public grpc::ContextAllocator {
  public:
+  // One call's reservation: nothing until Reserve() admits it, then its bytes, its
+  // connection and its place in the watchdog's list until it is given back. Owned by
+  // the call (never shared, never moved); given back on destruction at the latest.
+  class Hold {
+   public:
+    Hold() = default;
+    ~Hold() { Return(); }
+    // Gives the reservation back (nothing if none is held): the call is over.
+    void Return() {
+      if (owner_ != nullptr) owner_->Return(this);
+    }
+    uint64_t bytes() const { return bytes_; }
+
+    Hold(const Hold&) = delete;
+    Hold& operator=(const Hold&) = delete;
+
+   private:
+    friend class CallReservations;
+    CallReservations* owner_ = nullptr;  // set while a reservation is held
+    uint64_t bytes_ = 0;
+    std::string peer_;
+    grpc_call* core_call_ = nullptr;  // for the watchdog's cancel
+    absl::Time held_until_;           // when the watchdog cancels it
+    bool held_ = false;               // in held_
+    Hold* prev_ = nullptr;
+    Hold* next_ = nullptr;
+  };
+
   CallReservations(ReplyBudget* budget, ReservationLimits limits);
   ~CallReservations() override;
 
@@ -87,6 +125,10 @@ class CallReservations final : public grpc::ContextAllocator {
   // refused as FAILED_PRECONDITION), and none for a context this allocator did not
   // make (FAILED_PRECONDITION too).
   absl::Status Reserve(grpc::CallbackServerContext* context, uint64_t bytes);
+  // The same for a call whose context was not made here (the async API): `hold` is
+  // the call's own, given back by hold->Return() or its destruction, which must come
+  // before `context` is destroyed. FAILED_PRECONDITION if `hold` already holds one.
+  absl::Status Reserve(Hold* hold, grpc::ServerContextBase* context, uint64_t bytes);
 
   ReplyBudget* budget() const { return budget_; }
   const ReservationLimits& limits() const { return limits_; }
@@ -103,7 +145,9 @@ class CallReservations final : public grpc::ContextAllocator {
   CallReservations& operator=(const CallReservations&) = delete;
 
  private:
-  class Call;  // a context with its reservation, its peer and its place in held_
+  class Call;  // a context with its Hold
+
+  void Return(Hold* hold);
 
   void CancelOverdue();  // the watchdog's pass
   void WatchdogLoop();
@@ -117,8 +161,8 @@ class CallReservations final : public grpc::ContextAllocator {
   absl::flat_hash_map<std::string, uint64_t> by_connection_ ABSL_GUARDED_BY(mu_);
   // Calls holding a reservation, oldest admission first (a fixed max_hold keeps the
   // list in deadline order): the watchdog only looks at its head.
-  Call* held_head_ ABSL_GUARDED_BY(mu_) = nullptr;
-  Call* held_tail_ ABSL_GUARDED_BY(mu_) = nullptr;
+  Hold* held_head_ ABSL_GUARDED_BY(mu_) = nullptr;
+  Hold* held_tail_ ABSL_GUARDED_BY(mu_) = nullptr;
   bool stopping_ ABSL_GUARDED_BY(mu_) = false;
   std::thread watchdog_;  // only when max_hold > 0
 };

@@ -21,6 +21,13 @@ grpc::Status Admit(CallReservations* reservations, grpc::CallbackServerContext* 
   return ToGrpcStatus(reservations->Reserve(context, EstimateReplyBytes(request)));
 }
 
+grpc::Status Admit(CallReservations* reservations, CallReservations::Hold* hold, grpc::ServerContextBase* context,
+                   const v1::RecommendRequest& request) {
+  if (absl::Status valid = ValidateRequest(request); !valid.ok()) return ToGrpcStatus(valid);
+  if (reservations == nullptr) return grpc::Status::OK;
+  return ToGrpcStatus(reservations->Reserve(hold, context, EstimateReplyBytes(request)));
+}
+
 grpc::Status CallerStillWaits::AbandonedStatus() const {
   return past_deadline_ ? grpc::Status(grpc::StatusCode::DEADLINE_EXCEEDED, "deadline passed while building the reply")
                         : grpc::Status(grpc::StatusCode::CANCELLED, "the call was cancelled while building the reply");

@@ -33,11 +33,20 @@ namespace reco {
 // OK, or the status to refuse the call with. reservations null: no budget.
 grpc::Status Admit(CallReservations* reservations, grpc::CallbackServerContext* context,
                    const v1::RecommendRequest& request);
+// The same for an async call (async_recommender.h), whose reservation is its own
+// `hold` (call_reservations.h).
+grpc::Status Admit(CallReservations* reservations, CallReservations::Hold* hold, grpc::ServerContextBase* context,
+                   const v1::RecommendRequest& request);
 
 class CallerStillWaits {
  public:
-  explicit CallerStillWaits(grpc::CallbackServerContext* context)
-      : context_(context), deadline_(gpr_convert_clock_type(context->raw_deadline(), GPR_CLOCK_MONOTONIC)) {}
+  // A callback call: cancelled, or past its deadline.
+  explicit CallerStillWaits(grpc::CallbackServerContext* context) : CallerStillWaits(context, true) {}
+  // An async call: past its deadline only. gRPC documents IsCancelled() on an async
+  // context as valid only after AsyncNotifyWhenDone's tag came back, and that tag
+  // comes on the queue whose thread is running this build: it cannot be seen here. A
+  // cancelled async call is still stopped by its deadline, and its reply dropped.
+  explicit CallerStillWaits(grpc::ServerContext* context) : CallerStillWaits(context, false) {}
 
   // True when the build should stop: the call was cancelled or its deadline passed.
   // A CallerStillWaits is the builders' stop_requested (pass it by reference).
@@ -48,7 +57,7 @@ class CallerStillWaits {
   // DEADLINE_EXCEEDED at its first check. gpr time saturates instead.
   bool operator()() const {
     past_deadline_ = gpr_time_cmp(gpr_now(GPR_CLOCK_MONOTONIC), deadline_) >= 0;
-    return past_deadline_ || context_->IsCancelled();
+    return past_deadline_ || (asks_cancelled_ && context_->IsCancelled());
   }
   // After a stop: DEADLINE_EXCEEDED or CANCELLED, with a message saying when.
   grpc::Status AbandonedStatus() const;
@@ -59,7 +68,13 @@ class CallerStillWaits {
   }
 
  private:
-  grpc::CallbackServerContext* const context_;
+  CallerStillWaits(grpc::ServerContextBase* context, bool asks_cancelled)
+      : context_(context),
+        asks_cancelled_(asks_cancelled),
+        deadline_(gpr_convert_clock_type(context->raw_deadline(), GPR_CLOCK_MONOTONIC)) {}
+
+  grpc::ServerContextBase* const context_;
+  const bool asks_cancelled_;
   const gpr_timespec deadline_;  // GPR_CLOCK_MONOTONIC, or infinite
   mutable bool past_deadline_ = false;  // what the last check saw
 };

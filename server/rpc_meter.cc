@@ -23,7 +23,7 @@ void MeasuredBuild::Finish(const grpc::Status& status) {
     PhaseSample build = clock_->Elapsed();
     if (meter_->wraps_allocator()) {
       // The wrapper's holder is this call's allocator state (see measured_allocator.h).
-      auto* holder = static_cast<MeasuredHolder*>(context_->GetRpcAllocatorState());
+      auto* holder = static_cast<MeasuredHolder*>(allocator_state_);
       build += holder->acquire_cost();
       holder->RecordReleasePhase();
     }

@@ -82,7 +82,12 @@ class RpcMeter {
 // call as UNKNOWN.
 class MeasuredBuild {
  public:
-  MeasuredBuild(RpcMeter* meter, grpc::CallbackServerContext* context) : meter_(meter), context_(context) {
+  MeasuredBuild(RpcMeter* meter, grpc::CallbackServerContext* context)
+      : MeasuredBuild(meter, context->GetRpcAllocatorState()) {}
+  // An async call (async_recommender.h): its allocator state is the MessageHolder its
+  // messages came from.
+  MeasuredBuild(RpcMeter* meter, grpc::RpcAllocatorState* allocator_state)
+      : meter_(meter), allocator_state_(allocator_state) {
     if (meter_->measuring()) clock_.emplace();
   }
   void Finish(const grpc::Status& status);
@@ -95,7 +100,7 @@ class MeasuredBuild {
 
  private:
   RpcMeter* const meter_;
-  grpc::CallbackServerContext* const context_;
+  grpc::RpcAllocatorState* const allocator_state_;
   bool finished_ = false;
   std::optional<PhaseClock> clock_;  // only when measuring
 };
