@@ -1,7 +1,9 @@
 // See reco_server.h.
 #include "server/reco_server.h"
 
+#include <algorithm>
 #include <chrono>
+#include <thread>
 
 #include <grpcpp/ext/proto_server_reflection_plugin.h>
 #include <grpcpp/grpcpp.h>
@@ -14,6 +16,7 @@
 #include "server/fragments_service.h"
 #include "core/allocation_counter.h"
 #include "core/reply_memory.h"
+#include "server/async_recommender.h"
 #include "server/call_reservations.h"
 #include "server/connection_acceptor.h"
 #include "server/recommender_service.h"
@@ -34,7 +37,13 @@ struct RecoServer::Parts {
   std::unique_ptr<ReplyBudget> budget;  // null when off; the server's CallReservations use it
   std::unique_ptr<MemoryTrimmer> trimmer;
   std::unique_ptr<StatsSnapshotter> snapshotter;
-  // Answers Recommend: RecommenderService, FragmentsService or CeilingService (MakeService).
+  // --api async: heap's allocator (the others are the store's), the serving threads'
+  // queues (they outlive the server, as gRPC requires) and the method they serve.
+  std::unique_ptr<RecommendAllocator> heap_allocator;
+  std::unique_ptr<patterns::ServingThreads> serving;
+  std::unique_ptr<AsyncRecommender> async_recommend;
+  // Answers Recommend: RecommenderService, FragmentsService or CeilingService (MakeService);
+  // null under --api async.
   std::unique_ptr<grpc::Service> recommend;
   std::unique_ptr<StatsService> stats;
   std::unique_ptr<UnservedMethodService> unserved;  // every path the services above do not serve
@@ -46,6 +55,7 @@ struct RecoServer::Parts {
   // Start's steps, in the order it takes them.
   CallReservations* InstallReplyBudget(grpc::ServerBuilder* builder);
   void MakeService(CallReservations* reservations);
+  void MakeAsyncService(RecommendAllocator* allocator, CallReservations* reservations);
   absl::Status Listen(grpc::ServerBuilder* builder);
   void RegisterServices(grpc::ServerBuilder* builder);
   absl::Status StartServing(grpc::ServerBuilder* builder);
@@ -89,6 +99,15 @@ absl::Status CheckReplyBudget(const ServerOptions& o) {
 
 absl::Status CheckOptions(const ServerOptions& o) {
   if (absl::Status s = CheckListenAddress(o.listen); !s.ok()) return s;
+  if (o.api == ServingApi::kAsync) {
+    if (o.async_threads < 1) {
+      return absl::InvalidArgumentError(absl::StrCat("async_threads: ", o.async_threads, " is not positive"));
+    }
+    if (!MessageMemoryMode(o.mode).has_value()) {
+      return absl::InvalidArgumentError(absl::StrCat("api: async serves the message modes (heap, reuse, arena, "
+                                                     "arena_pool), not --mode=", ServingModeName(o.mode)));
+    }
+  }
   if (absl::Status s = CheckConnectionLimits(o.connection); !s.ok()) return s;
   if (o.max_receive_message_bytes <= 0) {
     return absl::InvalidArgumentError(
@@ -162,6 +181,20 @@ constexpr ServingMode kServingModes[] = {ServingMode::kHeap,      ServingMode::k
                                          ServingMode::kArenaPool, ServingMode::kFragments, ServingMode::kCeiling};
 
 }  // namespace
+
+std::string ServingApiName(ServingApi api) { return api == ServingApi::kAsync ? "async" : "callback"; }
+
+bool ParseServingApi(absl::string_view name, ServingApi* api) {
+  for (ServingApi a : {ServingApi::kCallback, ServingApi::kAsync}) {
+    if (ServingApiName(a) == name) {
+      *api = a;
+      return true;
+    }
+  }
+  return false;
+}
+
+int DefaultAsyncThreads() { return std::max(1, static_cast<int>(std::thread::hardware_concurrency())); }
 
 std::optional<MemoryMode> MessageMemoryMode(ServingMode mode) {
   switch (mode) {
@@ -271,8 +304,23 @@ void RecoServer::Parts::MakeService(CallReservations* reservations) {
   const MemoryMode memory = *MessageMemoryMode(options.mode);
   if (memory != MemoryMode::kHeap) store = MakeMessageStore(memory, options.store);
   RecommendAllocator* allocator = store != nullptr ? store->allocator() : nullptr;
+  if (options.api == ServingApi::kAsync) {
+    MakeAsyncService(allocator, reservations);
+    return;
+  }
   recommend = std::make_unique<RecommenderService>(catalogue.get(), meter->Wrap(allocator), meter.get(),
                                                    reservations, options.check_every_items);
+}
+
+// --api async: the same allocator, measured alike; heap gets one that news the
+// messages (the async API has no default path).
+void RecoServer::Parts::MakeAsyncService(RecommendAllocator* allocator, CallReservations* reservations) {
+  if (allocator == nullptr) {
+    heap_allocator = std::make_unique<HeapRecommendAllocator>();
+    allocator = heap_allocator.get();
+  }
+  async_recommend = std::make_unique<AsyncRecommender>(catalogue.get(), meter->Wrap(allocator), meter.get(),
+                                                       reservations, options.check_every_items);
 }
 
 // The insecure port is our own ConnectionAcceptor, bound here and started once the
@@ -298,14 +346,20 @@ absl::Status RecoServer::Parts::Listen(grpc::ServerBuilder* builder) {
 void RecoServer::Parts::RegisterServices(grpc::ServerBuilder* builder) {
   // Only the message modes get the serialize timer: the ceiling and fragments have
   // nothing to serialize, and the interceptor's per-RPC bookkeeping would cost them.
-  if (MessageMemoryMode(options.mode).has_value()) {
+  // Nor --api async: Finish() serializes before any interceptor runs (async_recommender.h).
+  if (MessageMemoryMode(options.mode).has_value() && options.api == ServingApi::kCallback) {
     if (auto timer = meter->NewSerializeTimer(); timer != nullptr) {
       std::vector<std::unique_ptr<grpc::experimental::ServerInterceptorFactoryInterface>> factories;
       factories.push_back(std::move(timer));
       builder->experimental().SetInterceptorCreators(std::move(factories));
     }
   }
-  builder->RegisterService(recommend.get());
+  if (async_recommend != nullptr) {
+    builder->RegisterService(async_recommend->service());
+    serving = std::make_unique<patterns::ServingThreads>(builder, options.async_threads);
+  } else {
+    builder->RegisterService(recommend.get());
+  }
   builder->RegisterService(stats.get());
   unserved = std::make_unique<UnservedMethodService>(std::vector<std::string>{
       v1::Recommender::service_full_name(), v1::ServerStats::service_full_name(), "grpc.health.v1.Health",
@@ -327,6 +381,7 @@ absl::Status RecoServer::Parts::StartServing(grpc::ServerBuilder* builder) {
         "cannot listen on ", options.listen, ": the port is in use or the address is not a local HOST:PORT",
         options.tls_cert_pem.empty() ? "" : ", or the TLS certificate and key are not PEM or do not match"));
   }
+  if (serving != nullptr) serving->Start([this](patterns::ServingQueue* queue) { async_recommend->Arm(queue); });
   MarkServing(server->GetHealthCheckService());
   return absl::OkStatus();
 }
@@ -351,7 +406,14 @@ void RecoServer::Shutdown(absl::Duration deadline) {
   // Health probes see NOT_SERVING while in-flight RPCs drain.
   parts_->server->GetHealthCheckService()->SetServingStatus(false);
   if (parts_->acceptor != nullptr) parts_->acceptor->Stop();  // no new connections
-  parts_->server->Shutdown(std::chrono::system_clock::now() + absl::ToChronoNanoseconds(deadline));
+  const auto until = std::chrono::system_clock::now() + absl::ToChronoNanoseconds(deadline);
+  // --api async: the server's Shutdown, then the queues; returns once every call has
+  // ended and given its messages and reservation back.
+  if (parts_->serving != nullptr) {
+    parts_->serving->Stop(parts_->server.get(), until);
+  } else {
+    parts_->server->Shutdown(until);
+  }
 }
 
 void RecoServer::Wait() { parts_->server->Wait(); }

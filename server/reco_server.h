@@ -72,9 +72,23 @@ bool ParseServingMode(absl::string_view name, ServingMode* mode);
 // modes, then fragments (not the ceiling). What tests and scripts iterate over.
 const std::vector<std::string>& RequestServingModes();
 
+// Which gRPC API serves Recommend (--api): the callback API (gRPC's threads run the
+// handlers; the memory modes install their MessageAllocator) or the asynchronous
+// completion-queue API (async_threads threads of our own, one queue each; the same
+// allocators, driven by patterns/async_arena_call.h). "callback" or "async".
+enum class ServingApi { kCallback, kAsync };
+std::string ServingApiName(ServingApi api);
+// Sets *api from "callback" or "async"; false for anything else.
+bool ParseServingApi(absl::string_view name, ServingApi* api);
+// async_threads' default: one serving thread per core the machine reports (at least 1).
+int DefaultAsyncThreads();
+
 struct ServerOptions {
   std::string listen = "127.0.0.1:50051";  // "127.0.0.1:0" picks a free port
   ServingMode mode = ServingMode::kArenaPool;  // what answers Recommend
+  ServingApi api = ServingApi::kCallback;      // how gRPC hands Recommend calls to it
+  // kAsync: the serving threads, each with its own completion queue (at least 1).
+  int async_threads = DefaultAsyncThreads();
   MessageStoreOptions store;               // the memory modes' pool bound, initial block size
   // The catalogue replies are copied from (core/catalogue.h), built at start-up:
   // 10,000 items per text profile by default, ~21 MiB, ~0.1 s.

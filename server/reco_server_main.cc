@@ -37,6 +37,11 @@ ABSL_FLAG(std::string, mode, "arena_pool",
           "serialized at start-up for the --ceiling_* request, WHATEVER the request says (the transport's limit "
           "on this machine, not a pattern to copy)");
 ABSL_FLAG(int64_t, ceiling_items, 200, "ceiling: item_count of the fixed request (reco_load's --items default)");
+ABSL_FLAG(std::string, api, "callback",
+          "the gRPC API that serves Recommend: callback (gRPC's threads run the handler) or async (completion "
+          "queues served by --async_threads threads of the server's own; heap, reuse, arena, arena_pool)");
+ABSL_FLAG(int64_t, async_threads, reco::DefaultAsyncThreads(),
+          "--api async: serving threads, one completion queue each (default: the machine's cores)");
 ABSL_FLAG(std::string, ceiling_profile, "realistic", "ceiling: text profile of the fixed request, realistic or compact");
 ABSL_FLAG(int64_t, ceiling_seed, 1, "ceiling: seed of the fixed request (reco_load's --seed default)");
 ABSL_FLAG(std::string, ceiling_user, "load-user-0", "ceiling: user_id of the fixed request (reco_load's first)");
@@ -202,6 +207,10 @@ reco::ServerOptions OptionsFromFlags() {
   if (!reco::ParseServingMode(absl::GetFlag(FLAGS_mode), &o.mode)) {
     BadFlag("--mode=" + absl::GetFlag(FLAGS_mode) + " is not one of heap, reuse, arena, arena_pool, fragments, ceiling");
   }
+  if (!reco::ParseServingApi(absl::GetFlag(FLAGS_api), &o.api)) {
+    BadFlag("--api=" + absl::GetFlag(FLAGS_api) + " is not one of callback, async");
+  }
+  o.async_threads = static_cast<int>(Bounded(FLAGS_async_threads, "async_threads", 1, 1024));
   o.ceiling_request = CeilingRequestFromFlags();
   o.catalogue.items_per_profile =
       static_cast<uint32_t>(Bounded(FLAGS_catalogue_items, "catalogue_items", 1, reco::kMaxCatalogueItems));
@@ -280,6 +289,8 @@ int main(int argc, char** argv) {
   std::string host = options.listen.substr(0, options.listen.rfind(':'));
   std::cout << "reco_server: listening on " << host << ":" << (*server)->port()
             << " mode=" << reco::ServingModeName(options.mode)
+            << (options.api == reco::ServingApi::kAsync ? absl::StrCat(" api=async threads=", options.async_threads)
+                                                        : std::string())
             << (options.tls_cert_pem.empty() ? "" : " tls=on") << std::endl;  // endl: flushed for scripts
 
   int signal_number = 0;

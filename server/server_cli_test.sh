@@ -19,6 +19,12 @@ expect_bad_flag() {
   grep -q -- "$text" "$tmp/bad.err" || fail "reco_server $*: stderr lacks '$text': $(cat "$tmp/bad.err")"
 }
 expect_bad_flag 2 "--mode=bogus is not one of heap, reuse, arena, arena_pool" --mode=bogus --listen=127.0.0.1:0
+expect_bad_flag 2 "--api=grpc is not one of callback, async" --api=grpc --listen=127.0.0.1:0
+expect_bad_flag 2 "--async_threads=0 is out of range \\[1, 1024\\]" --api=async --async_threads=0 --listen=127.0.0.1:0
+expect_bad_flag 2 "--api: async serves the message modes (heap, reuse, arena, arena_pool), not --mode=fragments" \
+  --api=async --mode=fragments --listen=127.0.0.1:0
+expect_bad_flag 2 "--api: async serves the message modes .*, not --mode=ceiling" --api=async --mode=ceiling \
+  --listen=127.0.0.1:0
 expect_bad_flag 2 "--max_idle=-1 is out of range" --max_idle=-1 --listen=127.0.0.1:0
 expect_bad_flag 2 "--max_concurrent_streams=0 is out of range" --max_concurrent_streams=0 --listen=127.0.0.1:0
 expect_bad_flag 2 "--listen=nonsense is not HOST:PORT" --listen=nonsense
@@ -63,7 +69,7 @@ echo "ok: bad flags"
 
 # absl exits 1 after printing help; what matters is the text.
 "$server" --help >"$tmp/help.out" 2>&1
-for flag in --listen --mode --max_idle --initial_block_bytes --max_receive_message_bytes --max_concurrent_streams \
+for flag in --listen --mode --api --async_threads --max_idle --initial_block_bytes --max_receive_message_bytes --max_concurrent_streams \
             --resource_quota_bytes --measure --shutdown_deadline --shutdown_drain_delay --shutdown_hard_deadline \
             --max_connection_idle --max_connection_age --max_connection_age_grace --handshake_timeout \
             --keepalive_time --keepalive_timeout --keepalive_min_ping_interval --keepalive_max_ping_strikes \
@@ -100,6 +106,17 @@ stop_reco_server
 grep -q "warning: --inflight_budget_bytes=1099511627776 is more than the memory" "$tmp/c.err" \
   || fail "no warning for a budget over the machine's memory: $(cat "$tmp/c.err")"
 echo "ok: budget over memory warned"
+
+# --api async: the listening line says so; the probe sees it SERVING; SIGTERM stops the
+# serving threads and exits 0 with the summary.
+start_reco_server --stderr "$tmp/d.err" "$tmp/d.out" "$server" --mode arena_pool --api async --async_threads 2 \
+  || fail "reco_server --api async did not start"
+grep -q "mode=arena_pool api=async threads=2" "$tmp/d.out" || fail "async listening line: $(cat "$tmp/d.out")"
+"$probe" --target "127.0.0.1:$SERVER_PORT" >"$tmp/probe.out" 2>&1 || fail "probe of the async server: $(cat "$tmp/probe.out")"
+stop_reco_server
+[ "$SERVER_RC" = 0 ] || fail "reco_server --api async exited $SERVER_RC on SIGTERM"
+grep -q "^reco_server summary: mode=arena_pool" "$tmp/d.out" || fail "async: no summary: $(cat "$tmp/d.out")"
+echo "ok: --api async starts, probes SERVING, stops on SIGTERM"
 
 # SIGINT behaves like SIGTERM.
 start_reco_server --stderr "$tmp/b.err" "$tmp/b.out" "$server" --mode arena_pool || fail "reco_server did not start"
