@@ -4,10 +4,14 @@
 #include <gtest/gtest.h>
 
 #include <atomic>
+#include <tuple>
 #include <thread>
 #include <vector>
 
+#include "absl/strings/str_cat.h"
+#include "core/reply_memory.h"
 #include "core/response_builder.h"
+#include "google/protobuf/util/message_differencer.h"
 #include "rpc/health_check.h"
 #include "core/test_util.h"
 #include "server/server_test_util.h"
@@ -31,10 +35,22 @@ std::vector<v1::RecommendRequest> SampleRequests() {
   return requests;
 }
 
-class ServerRpcTest : public ::testing::TestWithParam<MemoryMode> {};
+// Every memory mode through each API (reco_server --api callback|async).
+class ServerRpcTest : public ::testing::TestWithParam<std::tuple<MemoryMode, ServingApi>> {
+ protected:
+  MemoryMode mode() const { return std::get<0>(GetParam()); }
+  ServingApi api() const { return std::get<1>(GetParam()); }
+  std::unique_ptr<RecoServer> Start() const { return testing::StartTestServer(mode(), /*measure=*/true, api()); }
+  // Store leases in use at rest: the async serving threads' armed calls.
+  uint64_t resting() const { return testing::RestingLeases(mode(), api()); }
+};
+
+std::string ParamName(const ::testing::TestParamInfo<std::tuple<MemoryMode, ServingApi>>& info) {
+  return absl::StrCat(MemoryModeName(std::get<0>(info.param)), "_", ServingApiName(std::get<1>(info.param)));
+}
 
 TEST_P(ServerRpcTest, AnswersWithTheBuildersBytes) {
-  auto server = testing::StartTestServer(GetParam());
+  auto server = Start();
   ASSERT_NE(server, nullptr);
   auto channel = testing::ChannelTo(*server);
   for (const v1::RecommendRequest& request : SampleRequests()) {
@@ -46,7 +62,7 @@ TEST_P(ServerRpcTest, AnswersWithTheBuildersBytes) {
 }
 
 TEST_P(ServerRpcTest, RefusesBadRequestsWithTheLimitAndKeepsServing) {
-  auto server = testing::StartTestServer(GetParam());
+  auto server = Start();
   ASSERT_NE(server, nullptr);
   auto channel = testing::ChannelTo(*server);
 
@@ -69,14 +85,14 @@ TEST_P(ServerRpcTest, RefusesBadRequestsWithTheLimitAndKeepsServing) {
   ASSERT_TRUE(ok.status.ok()) << ok.status.error_message();
   EXPECT_EQ(ok.bytes, testing::ExpectedBytes(good));
 
-  ASSERT_TRUE(testing::WaitForReleases(*server, absl::Seconds(10)));
+  ASSERT_TRUE(testing::WaitForReleases(*server, absl::Seconds(10), 0, resting()));
   v1::StatsSnapshot s = server->Stats(false);
   EXPECT_EQ(s.rpcs(), 1u);
   EXPECT_EQ(s.rpc_errors(), 2u);
 }
 
 TEST_P(ServerRpcTest, RefusesOversizedRequestsBeforeTheHandler) {
-  auto server = testing::StartTestServer(GetParam());
+  auto server = Start();
   ASSERT_NE(server, nullptr);
   auto channel = testing::ChannelTo(*server);
   v1::RecommendRequest huge = MakeRequest(1, v1::TEXT_PROFILE_COMPACT);
@@ -86,7 +102,7 @@ TEST_P(ServerRpcTest, RefusesOversizedRequestsBeforeTheHandler) {
 }
 
 TEST_P(ServerRpcTest, ManyConcurrentClientsAllGetTheirOwnAnswers) {
-  auto server = testing::StartTestServer(GetParam());
+  auto server = Start();
   ASSERT_NE(server, nullptr);
   constexpr int kThreads = 8, kCallsPerThread = 25;
   std::vector<v1::RecommendRequest> requests;
@@ -109,17 +125,17 @@ TEST_P(ServerRpcTest, ManyConcurrentClientsAllGetTheirOwnAnswers) {
   }
   for (std::thread& t : threads) t.join();
   EXPECT_EQ(correct.load(), kThreads * kCallsPerThread);
-  ASSERT_TRUE(testing::WaitForReleases(*server, absl::Seconds(10)));
+  ASSERT_TRUE(testing::WaitForReleases(*server, absl::Seconds(10), 0, resting()));
   v1::StatsSnapshot s = server->Stats(false);
   EXPECT_EQ(s.rpcs(), static_cast<uint64_t>(kThreads * kCallsPerThread));
-  if (GetParam() != MemoryMode::kHeap) {
-    EXPECT_EQ(s.store().acquired(), s.store().released());
+  if (mode() != MemoryMode::kHeap) {
+    EXPECT_EQ(s.store().acquired(), s.store().released() + resting());
     EXPECT_LE(s.store().idle(), MessageStoreOptions().max_idle);
   }
 }
 
 TEST_P(ServerRpcTest, CancelledAndExpiredRpcsGiveTheirMessagesBack) {
-  auto server = testing::StartTestServer(GetParam());
+  auto server = Start();
   ASSERT_NE(server, nullptr);
   auto channel = testing::ChannelTo(*server);
   // A large response that takes milliseconds to build and send, against a deadline
@@ -158,7 +174,7 @@ TEST_P(ServerRpcTest, CancelledAndExpiredRpcsGiveTheirMessagesBack) {
   const absl::Time give_up = absl::Now() + absl::Seconds(20);
   while (true) {
     s = server->Stats(false);
-    if (s.store().in_use() == 0 && s.store().acquired() == s.store().released()) break;
+    if (s.store().in_use() == resting() && s.store().acquired() == s.store().released() + resting()) break;
     ASSERT_LT(absl::Now(), give_up) << "the store still has leases in use: a message holder was never released";
     std::this_thread::sleep_for(std::chrono::milliseconds(5));
   }
@@ -167,7 +183,7 @@ TEST_P(ServerRpcTest, CancelledAndExpiredRpcsGiveTheirMessagesBack) {
 }
 
 TEST_P(ServerRpcTest, ShutdownFinishesRpcsInFlight) {
-  auto server = testing::StartTestServer(GetParam());
+  auto server = Start();
   ASSERT_NE(server, nullptr);
   auto channel = testing::ChannelTo(*server);
   ASSERT_TRUE(CallRaw(channel.get(), MakeRequest(1, v1::TEXT_PROFILE_COMPACT)).status.ok());  // connected
@@ -190,7 +206,7 @@ TEST_P(ServerRpcTest, ShutdownFinishesRpcsInFlight) {
   absl::Time give_up = absl::Now() + absl::Seconds(20);
   while (absl::Now() < give_up) {
     v1::StatsSnapshot s = server->Stats(false);
-    if (s.rpcs() + s.store().in_use() >= static_cast<uint64_t>(kInFlight) + 1) break;
+    if (s.rpcs() + s.store().in_use() - resting() >= static_cast<uint64_t>(kInFlight) + 1) break;
     std::this_thread::sleep_for(std::chrono::microseconds(200));
   }
   server->Shutdown(absl::Seconds(20));
@@ -198,6 +214,80 @@ TEST_P(ServerRpcTest, ShutdownFinishesRpcsInFlight) {
   for (std::thread& t : clients) t.join();
   EXPECT_EQ(completed.load(), kInFlight);
   EXPECT_FALSE(CheckHealth(target, "", absl::Milliseconds(500)).ok());
+}
+
+// --api async answers what --api callback answers, as messages, in the same mode.
+TEST_P(ServerRpcTest, RepliesEqualTheCallbackServersAsMessages) {
+  if (api() == ServingApi::kCallback) GTEST_SKIP() << "the reference itself";
+  auto server = Start();
+  auto reference = testing::StartTestServer(mode(), /*measure=*/true, ServingApi::kCallback);
+  ASSERT_NE(server, nullptr);
+  ASSERT_NE(reference, nullptr);
+  auto channel = testing::ChannelTo(*server);
+  auto reference_channel = testing::ChannelTo(*reference);
+  for (const v1::RecommendRequest& request : SampleRequests()) {
+    testing::RawReply reply = CallRaw(channel.get(), request);
+    testing::RawReply expected = CallRaw(reference_channel.get(), request);
+    ASSERT_TRUE(reply.status.ok()) << reply.status.error_message();
+    ASSERT_TRUE(expected.status.ok()) << expected.status.error_message();
+    v1::RecommendResponse got, want;
+    ASSERT_TRUE(got.ParseFromString(reply.bytes));
+    ASSERT_TRUE(want.ParseFromString(expected.bytes));
+    EXPECT_GT(want.items_size(), 0);
+    EXPECT_TRUE(google::protobuf::util::MessageDifferencer::Equals(got, want)) << request.ShortDebugString();
+  }
+}
+
+// The reply budget: a reply over its cap is refused RESOURCE_EXHAUSTED, a call whose
+// deadline passes mid-build is abandoned DEADLINE_EXCEEDED, and every reservation comes
+// back; the counts are exact.
+TEST_P(ServerRpcTest, TheBudgetRefusesAndComesBackFromAbandonedCalls) {
+  ServerOptions options;
+  options.listen = "127.0.0.1:0";
+  options.mode = ServingModeFor(mode());
+  options.api = api();
+  options.async_threads = testing::kTestAsyncThreads;
+  options.check_every_items = 1;
+  // The budget holds one reply of `big`'s size; `over_cap` is past the per-reply cap.
+  const v1::RecommendRequest big = MakeRequest(kMaxItemCount / 2, v1::TEXT_PROFILE_REALISTIC);
+  const v1::RecommendRequest over_cap = MakeRequest(kMaxItemCount, v1::TEXT_PROFILE_REALISTIC);
+  options.max_reply_bytes = EstimateReplyBytes(big);
+  options.inflight_budget_bytes = options.max_reply_bytes;
+  ASSERT_GT(EstimateReplyBytes(over_cap), options.max_reply_bytes);
+  auto started = RecoServer::Start(options);
+  ASSERT_TRUE(started.ok()) << started.status();
+  RecoServer& server = **started;
+  auto channel = testing::ChannelTo(server);
+
+  testing::RawReply refused = CallRaw(channel.get(), over_cap);
+  EXPECT_EQ(refused.status.error_code(), grpc::StatusCode::RESOURCE_EXHAUSTED) << refused.status.error_message();
+  // Milliseconds for 5,000 items, checked after each: bounded retries
+  // until the server has abandoned one mid-build (a call that expires before it
+  // arrives never reaches the handler).
+  // Each try waits for the budget to be free again (the server may still hold the
+  // last try's reply after its client gave up), so no try is refused.
+  auto budget_free = [&] {
+    v1::StatsSnapshot s = server.Stats(false);
+    for (const absl::Time give_up = absl::Now() + absl::Seconds(10);
+         s.budget().in_use_bytes() != 0 && absl::Now() < give_up; s = server.Stats(false)) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(2));
+    }
+    return s;
+  };
+  for (int i = 0; i < 50 && budget_free().rpc_abandoned() == 0; ++i) {
+    CallRaw(channel.get(), big, absl::Milliseconds(3));
+  }
+  ASSERT_TRUE(testing::WaitForReleases(server, absl::Seconds(10), 0, resting()));
+  v1::StatsSnapshot s = budget_free();
+  EXPECT_GE(s.rpc_abandoned(), 1u) << "no call was abandoned mid-build: the test proved nothing";
+  EXPECT_EQ(s.rpc_over_budget(), 1u);
+  EXPECT_EQ(s.budget().refused(), 1u);
+  EXPECT_EQ(s.budget().admitted(), s.rpcs() + s.rpc_abandoned());
+  EXPECT_EQ(s.budget().in_use_bytes(), 0u) << "a reservation was not given back";
+  // The whole budget is free again: a reply of the cap's size is admitted and sent.
+  testing::RawReply ok = CallRaw(channel.get(), big);
+  ASSERT_TRUE(ok.status.ok()) << ok.status.error_message();
+  EXPECT_EQ(ok.bytes, testing::ExpectedBytes(big));
 }
 
 // TLS options: one of the two alone is refused naming it; text that is not PEM is
@@ -229,8 +319,10 @@ TEST(ServerTlsOptionsTest, RefusesHalfOrBrokenTlsWithoutEchoingIt) {
   EXPECT_EQ(failed.status().message().find("SECRET"), std::string::npos) << failed.status();
 }
 
-INSTANTIATE_TEST_SUITE_P(AllModes, ServerRpcTest, ::testing::ValuesIn(AllMemoryModes()),
-                         testing::ModeParamName);
+INSTANTIATE_TEST_SUITE_P(AllModes, ServerRpcTest,
+                         ::testing::Combine(::testing::ValuesIn(AllMemoryModes()),
+                                            ::testing::Values(ServingApi::kCallback, ServingApi::kAsync)),
+                         ParamName);
 
 }  // namespace
 }  // namespace reco

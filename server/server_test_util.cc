@@ -12,11 +12,13 @@
 
 namespace reco::testing {
 
-std::unique_ptr<RecoServer> StartTestServer(MemoryMode mode, bool measure) {
+std::unique_ptr<RecoServer> StartTestServer(MemoryMode mode, bool measure, ServingApi api) {
   ServerOptions options;
   options.listen = "127.0.0.1:0";
   options.mode = ServingModeFor(mode);
   options.measure_phases = measure;
+  options.api = api;
+  options.async_threads = kTestAsyncThreads;
   auto server = RecoServer::Start(options);
   EXPECT_TRUE(server.ok()) << server.status();
   if (!server.ok()) return nullptr;
@@ -55,11 +57,15 @@ std::string ExpectedBytes(const v1::RecommendRequest& request) {
   return BuildResponseBytes(DefaultCatalogue(), request);
 }
 
-bool WaitForReleases(RecoServer& server, absl::Duration timeout, uint64_t release_count) {
+uint64_t RestingLeases(MemoryMode mode, ServingApi api) {
+  return api == ServingApi::kAsync && mode != MemoryMode::kHeap ? kTestAsyncThreads : 0;
+}
+
+bool WaitForReleases(RecoServer& server, absl::Duration timeout, uint64_t release_count, uint64_t resting_leases) {
   absl::Time give_up = absl::Now() + timeout;
   while (true) {
     v1::StatsSnapshot s = server.Stats(/*reset=*/false);
-    if (s.store().in_use() == 0 && s.release().latency().count() >= release_count) return true;
+    if (s.store().in_use() == resting_leases && s.release().latency().count() >= release_count) return true;
     if (absl::Now() > give_up) return false;
     std::this_thread::sleep_for(std::chrono::milliseconds(5));
   }

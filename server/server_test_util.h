@@ -15,9 +15,19 @@
 
 namespace reco::testing {
 
-// Starts a server in `mode` on 127.0.0.1:0; fails the test (and returns null) if it
-// cannot.
-std::unique_ptr<RecoServer> StartTestServer(MemoryMode mode, bool measure = true);
+// The serving threads of a test server under --api async: two, so that calls are
+// served on more than one queue whatever the machine.
+constexpr int kTestAsyncThreads = 2;
+
+// Starts a server in `mode` on 127.0.0.1:0, through `api` (kTestAsyncThreads for
+// async); fails the test (and returns null) if it cannot.
+std::unique_ptr<RecoServer> StartTestServer(MemoryMode mode, bool measure = true,
+                                            ServingApi api = ServingApi::kCallback);
+
+// The store's leases in use when a server in `mode` through `api` is at rest: 0 for
+// callback; under async one per serving thread (each keeps one call armed, with its
+// messages) except heap, which has no store.
+uint64_t RestingLeases(MemoryMode mode, ServingApi api);
 
 std::shared_ptr<grpc::Channel> ChannelTo(const RecoServer& server);
 
@@ -37,10 +47,12 @@ v1::RecommendRequest MakeRequest(uint32_t items, v1::TextProfile profile, uint64
 // What the server must answer: BuildResponse's message, serialized.
 std::string ExpectedBytes(const v1::RecommendRequest& request);
 
-// Polls the server until its store has every lease back (in_use == 0) and, if
-// release_count is given, the release histogram holds that many samples; false
-// after `timeout`. gRPC releases a call's messages after the client has its reply.
-bool WaitForReleases(RecoServer& server, absl::Duration timeout, uint64_t release_count = 0);
+// Polls the server until its store has every lease back (in_use == resting_leases,
+// see RestingLeases) and, if release_count is given, the release histogram holds that
+// many samples; false after `timeout`. gRPC releases a call's messages after the
+// client has its reply.
+bool WaitForReleases(RecoServer& server, absl::Duration timeout, uint64_t release_count = 0,
+                     uint64_t resting_leases = 0);
 
 }  // namespace reco::testing
 
