@@ -74,6 +74,7 @@
 #define ARENA_GRPC_PATTERNS_ASYNC_ARENA_CALL_H_
 
 #include <chrono>
+#include <condition_variable>
 #include <functional>
 #include <memory>
 #include <mutex>
@@ -151,13 +152,27 @@ class ServingThreads {
 
   // Starts the threads. Each runs arm(its queue) -- arming the first call of every
   // method there, on the thread that will serve them -- then serves its queue.
+  // Returns once every thread has armed: from then on each queue has its calls
+  // waiting, and what they took at arming (an arena each) is in use.
   void Start(std::function<void(ServingQueue*)> arm) {
+    std::mutex mu;
+    std::condition_variable all_armed;
+    size_t armed = 0;
     for (auto& queue : queues_) {
-      threads_.emplace_back([arm, queue = queue.get()] {
+      threads_.emplace_back([&, queue = queue.get()] {
         arm(queue);
+        {
+          // Notified under the lock: Start cannot return (and its locals go) before
+          // this thread is done with them.
+          std::lock_guard<std::mutex> lock(mu);
+          ++armed;
+          all_armed.notify_one();
+        }
         queue->Serve();
       });
     }
+    std::unique_lock<std::mutex> lock(mu);
+    all_armed.wait(lock, [&] { return armed == queues_.size(); });
   }
 
   // Shuts `server` down (calls still running at `deadline` are cancelled; armed calls

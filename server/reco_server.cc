@@ -395,6 +395,8 @@ RecoServer::~RecoServer() {
 
 int RecoServer::port() const { return parts_->port; }
 
+const ServerOptions& RecoServer::options() const { return parts_->options; }
+
 v1::StatsSnapshot RecoServer::Stats(bool reset) { return parts_->snapshotter->Snapshot(reset); }
 
 void RecoServer::BeginDrain() { parts_->server->GetHealthCheckService()->SetServingStatus(false); }

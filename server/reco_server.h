@@ -156,6 +156,7 @@ class RecoServer {
   ~RecoServer();
 
   int port() const;                       // the bound port
+  const ServerOptions& options() const;   // what it was started with
   v1::StatsSnapshot Stats(bool reset);    // same as the GetStats RPC
   void BeginDrain();                      // health NOT_SERVING; calls still served (drain.h)
   void Shutdown(absl::Duration deadline); // graceful: stop accepting, finish in-flight

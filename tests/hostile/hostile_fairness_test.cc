@@ -102,7 +102,7 @@ TEST_P(HostileFairnessTest, ANeverReadingConnectionCannotStarveTheOthers) {
   ExpectWhole(*server_, channel_.get(), "a never-reading connection filling the budget");
 }
 
-INSTANTIATE_TEST_SUITE_P(Modes, HostileFairnessTest, ::testing::ValuesIn(RequestServingModes()), ModeName);
+INSTANTIATE_TEST_SUITE_P(Modes, HostileFairnessTest, ::testing::ValuesIn(ModesAndApis()), ModeName);
 
 }  // namespace
 }  // namespace reco::hostile

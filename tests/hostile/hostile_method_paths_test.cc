@@ -1,7 +1,8 @@
 // Calls to paths the server does not serve, and served methods called the wrong way,
 // in every serving mode (the four memory modes, fragments and the ceiling) on both
-// kinds of port (insecure and TLS). The server has one API style, gRPC's callback
-// API; it has no completion-queue service.
+// kinds of port (insecure and TLS), and the message modes through the async API too
+// (reco_server --api async: Recommend on completion queues beside the callback
+// services: stats, health, reflection, the unserved-method handler).
 //
 // Why: gRPC answers a path it does not serve with its own handler, and in the modes
 // with a reply budget that handler's call context went through the server's
@@ -183,7 +184,7 @@ TEST_P(HostileMethodPathsTest, RawPathsAreRefusedAndTheConnectionServesOn) {
 
 std::vector<Param> AllModesAndPorts() {
   std::vector<Param> params;
-  std::vector<std::string> modes = RequestServingModes();
+  std::vector<std::string> modes = ModesAndApis();
   modes.push_back("ceiling");
   for (const std::string& mode : modes) {
     for (PortKind kind : {PortKind::kInsecure, PortKind::kTls}) params.emplace_back(mode, kind);

@@ -6,7 +6,7 @@
 // "Whole" means, once the server has had time to finish what the hostile client left
 // behind (gRPC releases a call's messages after the call is over, on its own threads):
 //   - the store has every lease back: in_use == 0, acquired == released in the
-//     window, and no more than max_idle leases parked. heap and fragments have no
+//     window (plus, under the async API, the armed calls' leases: RestingLeases), and no more than max_idle leases parked. heap and fragments have no
 //     store (StatsSnapshot.store absent: gRPC owns heap's messages, fragments builds
 //     none), which is checked too; their memory only LeakSanitizer can judge;
 //   - the reply budget has every reservation back (in_use_bytes == 0);
@@ -44,8 +44,16 @@ namespace reco::hostile {
 // The store's pool bound in these servers; ExpectWhole checks idle against it.
 inline constexpr size_t kMaxIdle = 16;
 
-// `options` set to serve in `mode`, one of RequestServingModes() (ParseServingMode);
-// a test failure for any other name.
+// A mode name with this suffix ("arena_pool_async") is that mode served through the
+// async API (reco_server --api async, kAsyncThreads serving threads); without it,
+// the callback API.
+inline constexpr char kAsyncSuffix[] = "_async";
+inline constexpr int kAsyncThreads = 2;
+// RequestServingModes(), then the message modes through the async API: the
+// parameters of the tests that attack every request-serving mode and API.
+std::vector<std::string> ModesAndApis();
+// `options` set to serve in `mode`, one of RequestServingModes() (ParseServingMode),
+// optionally with kAsyncSuffix; a test failure for any other name.
 void SetServingMode(const std::string& mode, ServerOptions* options);
 
 // Whether a server in `mode` keeps its messages in a MessageStore: reuse, arena and
@@ -60,6 +68,9 @@ bool HasGrpcParser(const std::string& mode);
 // message (grpcpp/impl/codegen/server_callback_handlers.h, CallbackUnaryHandler::
 // RunHandler): not what a user would guess, so the tests pin it -- a gRPC upgrade that
 // changes it shows up. fragments answers INVALID_ARGUMENT naming the message type.
+// The async API (kAsyncSuffix) answers INTERNAL "Unable to parse request" and keeps
+// the call it had armed for the next request (grpcpp/impl/codegen/server_interface.h,
+// PayloadAsyncRequest::FinalizeResult).
 grpc::StatusCode NotARequestCode(const std::string& mode);
 
 // The test name of a serving-mode parameter: the mode's name ("arena_pool").
@@ -71,6 +82,9 @@ std::string ModeName(const ::testing::TestParamInfo<std::string>& info);
 // cannot start.
 std::unique_ptr<RecoServer> StartServer(const std::string& mode);
 
+// The store leases `server` keeps at rest: under the async API one armed call per
+// serving thread holds its messages; 0 otherwise and without a store.
+uint64_t RestingLeases(const RecoServer& server);
 // A channel that accepts replies of any size (a 10,000-item response is ~5 MB).
 std::shared_ptr<grpc::Channel> ChannelTo(const RecoServer& server);
 
