@@ -17,12 +17,15 @@
 #   scripts/flood.sh [BUILD_DIR]        (default: build)
 #   env: MODES="heap reuse arena arena_pool fragments" CONNECTIONS="1 2 4" CALLS=256 ITEMS=10000
 #        HOLD=5 IDLE=10 OVERHEAD_MIB=160 JSON_DIR=(none)
+#        SERVER_FLAGS="" (more reco_server flags, e.g. "--api async"; the bound assumes
+#        the default budget, so not --inflight_budget_bytes)
 # The test suite runs it short: MODES="arena_pool fragments" CONNECTIONS=2 HOLD=2 IDLE=3.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 . scripts/lib/measurement_start.sh
 build=${1:-build}
 modes=${MODES:-heap reuse arena arena_pool fragments} connections_list=${CONNECTIONS:-1 2 4}
+server_flags=${SERVER_FLAGS:-}
 calls=${CALLS:-256} items=${ITEMS:-10000} hold=${HOLD:-5} idle=${IDLE:-10} overhead_mib=${OVERHEAD_MIB:-160}
 require_reco_binaries "$build"
 require_positive_integers calls items hold idle overhead_mib
@@ -36,11 +39,12 @@ kib() { awk -v k="$1" '$1 == k":" {print $2}' "/proc/$2/status"; }
 mib() { echo $(( $1 / 1024 )); }
 
 echo "machine: $(machine_cpus)"
+[ -z "$server_flags" ] || echo "reco_server flags: $server_flags"
 echo "bound on peak RSS: ${budget_mib} MiB budget + ${overhead_mib} MiB overhead = ${bound_mib} MiB"
 printf '%-11s %-13s %5s %7s %8s %9s %10s %9s\n' mode client conns ok refused "rss_MiB" "peak_MiB" "after_MiB"
 failed=0
 for mode in $modes; do
-  start_reco_server "$work/$mode.log" "$build/server/reco_server" --mode "$mode" || exit 1
+  start_reco_server "$work/$mode.log" "$build/server/reco_server" --mode "$mode" $server_flags || exit 1
   port=$SERVER_PORT pid=$SERVER_PID
   for conns in $connections_list; do
     for client in reading never_reading; do
