@@ -1,5 +1,6 @@
 // AsyncRecommender: reco.v1.Recommender's Recommend on gRPC's asynchronous
-// completion-queue API (reco_server --api async), for the four message memory modes.
+// completion-queue API (reco_server --api async), for the four message memory modes
+// (fragments and the ceiling: async_raw_recommender.h).
 // The handler is RecommenderService's, step for step (recommender_service.h): validate,
 // reserve the reply's bytes from the budget, build with the stop check, finish with the
 // status, measured by a MeasuredBuild -- only the API that hands calls to it differs.

@@ -54,6 +54,8 @@ class CeilingService final
 
   grpc::ServerUnaryReactor* Recommend(grpc::CallbackServerContext* context, const grpc::ByteBuffer* request,
                                       grpc::ByteBuffer* response) override;
+  // The same for an async call (reco_server --api async): the one reply, always OK.
+  grpc::Status RecommendAsync(grpc::ByteBuffer* response);
 
  private:
   std::string bytes_;       // owned here; the slice below points into it

@@ -8,17 +8,17 @@
 
 namespace reco {
 
-grpc::ServerUnaryReactor* FragmentsService::Recommend(grpc::CallbackServerContext* context,
-                                                      const grpc::ByteBuffer* request_bytes,
-                                                      grpc::ByteBuffer* response) {
-  grpc::ServerUnaryReactor* reactor = context->DefaultReactor();
+template <typename Context, typename AdmitFn>
+grpc::Status FragmentsService::Answer(Context* context, const grpc::ByteBuffer& request_bytes,
+                                      grpc::ByteBuffer* response, AdmitFn admit) {
   // Parsing and admission before the build is measured, as in the message modes
   // (where gRPC parses before the handler runs): the build phase is the build. A
   // stream that ended early is refused there, not served the all-defaults reply.
   v1::RecommendRequest request;
-  grpc::Status status = patterns::ParseRawRequest(*request_bytes, &request);
-  if (status.ok()) status = Admit(reservations_, context, request);
-  MeasuredBuild measured(meter_, context);  // measurement only: times and counts this call
+  grpc::Status status = patterns::ParseRawRequest(request_bytes, &request);
+  if (status.ok()) status = admit(request);
+  // Measurement only: times and counts this call (no allocator state: no messages).
+  MeasuredBuild measured(meter_, static_cast<grpc::RpcAllocatorState*>(nullptr));
   if (status.ok()) {
     thread_local patterns::SplicedReply reply;  // scratch, reused by this thread's calls
     reply.Clear();
@@ -32,8 +32,24 @@ grpc::ServerUnaryReactor* FragmentsService::Recommend(grpc::CallbackServerContex
     }
   }
   measured.Finish(status);
-  reactor->Finish(status);
+  return status;
+}
+
+grpc::ServerUnaryReactor* FragmentsService::Recommend(grpc::CallbackServerContext* context,
+                                                      const grpc::ByteBuffer* request_bytes,
+                                                      grpc::ByteBuffer* response) {
+  grpc::ServerUnaryReactor* reactor = context->DefaultReactor();
+  reactor->Finish(Answer(context, *request_bytes, response, [&](const v1::RecommendRequest& request) {
+    return Admit(reservations_, context, request);
+  }));
   return reactor;
+}
+
+grpc::Status FragmentsService::RecommendAsync(grpc::ServerContext* context, const grpc::ByteBuffer* request_bytes,
+                                              grpc::ByteBuffer* response, CallReservations::Hold* hold) {
+  return Answer(context, *request_bytes, response, [&](const v1::RecommendRequest& request) {
+    return Admit(reservations_, hold, context, request);
+  });
 }
 
 }  // namespace reco

@@ -65,8 +65,17 @@ class FragmentsService final
 
   grpc::ServerUnaryReactor* Recommend(grpc::CallbackServerContext* context, const grpc::ByteBuffer* request,
                                       grpc::ByteBuffer* response) override;
+  // The same handler for an async call (reco_server --api async, async_raw_recommender.h),
+  // whose reservation is its own `hold`; returns the status to finish it with.
+  grpc::Status RecommendAsync(grpc::ServerContext* context, const grpc::ByteBuffer* request,
+                              grpc::ByteBuffer* response, CallReservations::Hold* hold);
 
  private:
+  // Parse, admit (admit(request) -> status), build, measured: both APIs' handler.
+  template <typename Context, typename AdmitFn>
+  grpc::Status Answer(Context* context, const grpc::ByteBuffer& request_bytes, grpc::ByteBuffer* response,
+                      AdmitFn admit);
+
   const Catalogue* const catalogue_;
   RpcMeter* const meter_;
   CallReservations* const reservations_;

@@ -16,6 +16,7 @@
 #include "server/fragments_service.h"
 #include "core/allocation_counter.h"
 #include "core/reply_memory.h"
+#include "server/async_raw_recommender.h"
 #include "server/async_recommender.h"
 #include "server/call_reservations.h"
 #include "server/connection_acceptor.h"
@@ -41,9 +42,11 @@ struct RecoServer::Parts {
   // queues (they outlive the server, as gRPC requires) and the method they serve.
   std::unique_ptr<RecommendAllocator> heap_allocator;
   std::unique_ptr<patterns::ServingThreads> serving;
-  std::unique_ptr<AsyncRecommender> async_recommend;
+  std::unique_ptr<AsyncRecommender> async_recommend;  // the message modes
+  std::unique_ptr<AsyncRawRecommender> async_raw;      // fragments and the ceiling
   // Answers Recommend: RecommenderService, FragmentsService or CeilingService (MakeService);
-  // null under --api async.
+  // under --api async, null in the message modes and not registered in the others (its
+  // handler serves async_raw's calls).
   std::unique_ptr<grpc::Service> recommend;
   std::unique_ptr<StatsService> stats;
   std::unique_ptr<UnservedMethodService> unserved;  // every path the services above do not serve
@@ -56,6 +59,7 @@ struct RecoServer::Parts {
   CallReservations* InstallReplyBudget(grpc::ServerBuilder* builder);
   void MakeService(CallReservations* reservations);
   void MakeAsyncService(RecommendAllocator* allocator, CallReservations* reservations);
+  void ArmAsync(patterns::ServingQueue* queue);
   absl::Status Listen(grpc::ServerBuilder* builder);
   void RegisterServices(grpc::ServerBuilder* builder);
   absl::Status StartServing(grpc::ServerBuilder* builder);
@@ -102,10 +106,6 @@ absl::Status CheckOptions(const ServerOptions& o) {
   if (o.api == ServingApi::kAsync) {
     if (o.async_threads < 1) {
       return absl::InvalidArgumentError(absl::StrCat("async_threads: ", o.async_threads, " is not positive"));
-    }
-    if (!MessageMemoryMode(o.mode).has_value()) {
-      return absl::InvalidArgumentError(absl::StrCat("api: async serves the message modes (heap, reuse, arena, "
-                                                     "arena_pool), not --mode=", ServingModeName(o.mode)));
     }
   }
   if (absl::Status s = CheckConnectionLimits(o.connection); !s.ok()) return s;
@@ -290,13 +290,27 @@ CallReservations* RecoServer::Parts::InstallReplyBudget(grpc::ServerBuilder* bui
 void RecoServer::Parts::MakeService(CallReservations* reservations) {
   if (options.mode == ServingMode::kCeiling) {
     // Nothing to place: one reply, serialized once; no store, no allocator, no budget.
-    recommend = std::make_unique<CeilingService>(*catalogue, options.ceiling_request, meter.get());
+    auto ceiling = std::make_unique<CeilingService>(*catalogue, options.ceiling_request, meter.get());
+    if (options.api == ServingApi::kAsync) {
+      async_raw = std::make_unique<AsyncRawRecommender>(
+          [ceiling = ceiling.get()](grpc::ServerContext*, const grpc::ByteBuffer*, grpc::ByteBuffer* response,
+                                    CallReservations::Hold*) { return ceiling->RecommendAsync(response); });
+    }
+    recommend = std::move(ceiling);
     return;
   }
   if (options.mode == ServingMode::kFragments) {
     // No messages at all: the reply's bytes are spliced (fragments_service.h).
-    recommend = std::make_unique<FragmentsService>(catalogue.get(), meter.get(), reservations,
-                                                   options.check_every_items, options.fragments_copy_below_bytes);
+    auto fragments = std::make_unique<FragmentsService>(catalogue.get(), meter.get(), reservations,
+                                                        options.check_every_items, options.fragments_copy_below_bytes);
+    if (options.api == ServingApi::kAsync) {
+      async_raw = std::make_unique<AsyncRawRecommender>(
+          [fragments = fragments.get()](grpc::ServerContext* context, const grpc::ByteBuffer* request,
+                                        grpc::ByteBuffer* response, CallReservations::Hold* hold) {
+            return fragments->RecommendAsync(context, request, response, hold);
+          });
+    }
+    recommend = std::move(fragments);
     return;
   }
   // heap is gRPC's default path: no store, no allocator. The others install the
@@ -321,6 +335,15 @@ void RecoServer::Parts::MakeAsyncService(RecommendAllocator* allocator, CallRese
   }
   async_recommend = std::make_unique<AsyncRecommender>(catalogue.get(), meter->Wrap(allocator), meter.get(),
                                                        reservations, options.check_every_items);
+}
+
+// One Recommend call armed on `queue`, on its serving thread.
+void RecoServer::Parts::ArmAsync(patterns::ServingQueue* queue) {
+  if (async_recommend != nullptr) {
+    async_recommend->Arm(queue);
+  } else {
+    async_raw->Arm(queue);
+  }
 }
 
 // The insecure port is our own ConnectionAcceptor, bound here and started once the
@@ -354,8 +377,8 @@ void RecoServer::Parts::RegisterServices(grpc::ServerBuilder* builder) {
       builder->experimental().SetInterceptorCreators(std::move(factories));
     }
   }
-  if (async_recommend != nullptr) {
-    builder->RegisterService(async_recommend->service());
+  if (options.api == ServingApi::kAsync) {
+    builder->RegisterService(async_recommend != nullptr ? async_recommend->service() : async_raw->service());
     serving = std::make_unique<patterns::ServingThreads>(builder, options.async_threads);
   } else {
     builder->RegisterService(recommend.get());
@@ -381,7 +404,7 @@ absl::Status RecoServer::Parts::StartServing(grpc::ServerBuilder* builder) {
         "cannot listen on ", options.listen, ": the port is in use or the address is not a local HOST:PORT",
         options.tls_cert_pem.empty() ? "" : ", or the TLS certificate and key are not PEM or do not match"));
   }
-  if (serving != nullptr) serving->Start([this](patterns::ServingQueue* queue) { async_recommend->Arm(queue); });
+  if (serving != nullptr) serving->Start([this](patterns::ServingQueue* queue) { ArmAsync(queue); });
   MarkServing(server->GetHealthCheckService());
   return absl::OkStatus();
 }

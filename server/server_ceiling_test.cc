@@ -17,9 +17,11 @@ namespace {
 using testing::CallRaw;
 using testing::MakeRequest;
 
-std::unique_ptr<RecoServer> StartCeiling(const v1::RecommendRequest& fixed) {
+std::unique_ptr<RecoServer> StartCeiling(const v1::RecommendRequest& fixed, ServingApi api = ServingApi::kCallback) {
   ServerOptions options;
   options.listen = "127.0.0.1:0";
+  options.api = api;
+  options.async_threads = testing::kTestAsyncThreads;
   options.mode = ServingMode::kCeiling;
   options.ceiling_request = fixed;
   auto server = RecoServer::Start(options);
@@ -43,6 +45,21 @@ TEST(ServerCeilingTest, RepliesWithTheBuildersBytesForItsFixedRequest) {
     ASSERT_TRUE(other.status.ok()) << other.status.error_message();
     EXPECT_EQ(other.bytes, want);
   }
+}
+
+// --api async: the same one reply to any request, every call counted.
+TEST(ServerCeilingTest, AsyncRepliesWithTheSameBytes) {
+  const v1::RecommendRequest fixed = DefaultCeilingRequest();
+  auto server = StartCeiling(fixed, ServingApi::kAsync);
+  ASSERT_NE(server, nullptr);
+  auto channel = testing::ChannelTo(*server);
+  const std::string want = testing::ExpectedBytes(fixed);
+  for (const v1::RecommendRequest& request : {fixed, MakeRequest(1, v1::TEXT_PROFILE_REALISTIC, 99)}) {
+    testing::RawReply reply = CallRaw(channel.get(), request);
+    ASSERT_TRUE(reply.status.ok()) << reply.status.error_message();
+    EXPECT_EQ(reply.bytes, want);
+  }
+  EXPECT_EQ(server->Stats(false).rpcs(), 2u);
 }
 
 TEST(ServerCeilingTest, DefaultIsTheLoadClientsFirstRequest) {

@@ -21,10 +21,6 @@ expect_bad_flag() {
 expect_bad_flag 2 "--mode=bogus is not one of heap, reuse, arena, arena_pool" --mode=bogus --listen=127.0.0.1:0
 expect_bad_flag 2 "--api=grpc is not one of callback, async" --api=grpc --listen=127.0.0.1:0
 expect_bad_flag 2 "--async_threads=0 is out of range \\[1, 1024\\]" --api=async --async_threads=0 --listen=127.0.0.1:0
-expect_bad_flag 2 "--api: async serves the message modes (heap, reuse, arena, arena_pool), not --mode=fragments" \
-  --api=async --mode=fragments --listen=127.0.0.1:0
-expect_bad_flag 2 "--api: async serves the message modes .*, not --mode=ceiling" --api=async --mode=ceiling \
-  --listen=127.0.0.1:0
 expect_bad_flag 2 "--max_idle=-1 is out of range" --max_idle=-1 --listen=127.0.0.1:0
 expect_bad_flag 2 "--max_concurrent_streams=0 is out of range" --max_concurrent_streams=0 --listen=127.0.0.1:0
 expect_bad_flag 2 "--listen=nonsense is not HOST:PORT" --listen=nonsense

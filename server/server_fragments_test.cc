@@ -4,6 +4,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include <google/protobuf/util/message_differencer.h>
@@ -53,6 +54,42 @@ TEST(ServerFragmentsTest, RepliesEqualEveryMessageModesAsMessagesAndAsBytes) {
           << MemoryModeName(AllMemoryModes()[m]) << ": " << diff;
     }
   }
+}
+
+// --api async serves fragments with the same handler: the same bytes as the callback
+// server; bytes that are not a request get INVALID_ARGUMENT; the budget's counts are
+// exact and it comes back.
+TEST(ServerFragmentsTest, AsyncRepliesEqualTheCallbackServersBytes) {
+  ServerOptions async_options;
+  async_options.api = ServingApi::kAsync;
+  async_options.async_threads = kTestAsyncThreads;
+  std::unique_ptr<RecoServer> async = StartFragmentsServer(async_options);
+  std::unique_ptr<RecoServer> callback = StartFragmentsServer();
+  ASSERT_NE(async, nullptr);
+  ASSERT_NE(callback, nullptr);
+  auto async_channel = ChannelTo(*async);
+  auto callback_channel = ChannelTo(*callback);
+  const std::vector<v1::RecommendRequest> requests = {
+      MakeRequest(200, v1::TEXT_PROFILE_REALISTIC), MakeRequest(3, v1::TEXT_PROFILE_COMPACT, 9),
+      MakeRequest(0, v1::TEXT_PROFILE_COMPACT, 5), MakeRequest(2000, v1::TEXT_PROFILE_REALISTIC, 11)};
+  for (const v1::RecommendRequest& request : requests) {
+    RawReply got = CallRaw(async_channel.get(), request);
+    RawReply want = CallRaw(callback_channel.get(), request);
+    ASSERT_TRUE(got.status.ok()) << got.status.error_message();
+    ASSERT_TRUE(want.status.ok()) << want.status.error_message();
+    EXPECT_TRUE(got.bytes == want.bytes) << "item_count " << request.item_count();
+  }
+  RawReply garbage = CallRawBytes(async_channel.get(), std::string("\xff\xff\xff", 3), absl::Seconds(20));
+  EXPECT_EQ(garbage.status.error_code(), grpc::StatusCode::INVALID_ARGUMENT) << garbage.status.error_message();
+  v1::StatsSnapshot s = async->Stats(false);
+  for (const absl::Time give_up = absl::Now() + absl::Seconds(10);
+       s.budget().in_use_bytes() != 0 && absl::Now() < give_up; s = async->Stats(false)) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(2));
+  }
+  EXPECT_EQ(s.rpcs(), requests.size());
+  EXPECT_EQ(s.rpc_invalid(), 1u);
+  EXPECT_EQ(s.budget().admitted(), requests.size());
+  EXPECT_EQ(s.budget().in_use_bytes(), 0u);
 }
 
 TEST(ServerFragmentsTest, BadInputGetsAClearStatusAndTheServerKeepsServing) {

@@ -50,6 +50,7 @@ uint64_t RestingLeases(const RecoServer& server) {
 std::vector<std::string> ModesAndApis() {
   std::vector<std::string> modes = RequestServingModes();
   for (MemoryMode memory : AllMemoryModes()) modes.push_back(absl::StrCat(MemoryModeName(memory), kAsyncSuffix));
+  modes.push_back(absl::StrCat("fragments", kAsyncSuffix));
   return modes;
 }
 
