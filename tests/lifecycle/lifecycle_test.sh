@@ -31,14 +31,17 @@ wait_exit() {
 }
 hwm_kib() { sed -n 's/^VmHWM:[[:space:]]*\([0-9]*\) kB/\1/p' "/proc/$1/status"; }
 
+# drain_async: the drain case with Recommend on the async API (reco_server --api async).
+extra=()
+[ "$case_name" = drain_async ] && extra=(--api async --async_threads 2)
 case $case_name in
-drain)
+drain | drain_async)
   for round in 1 2; do
     # A reply budget that admits all 16 (24 MB each at its estimate): the drain is
     # under test here, not the budget.
     # A 3 s drain delay: under ASan on 2 cores, 1 s was once too short for all 16 calls to
     # reach their handlers before gRPC's Shutdown (3 of 16 CANCELLED).
-    start_reco_server --stderr "$tmp/d.err" "$tmp/d.out" "$server" --shutdown_drain_delay=3s \
+    start_reco_server --stderr "$tmp/d.err" "$tmp/d.out" "$server" "${extra[@]}" --shutdown_drain_delay=3s \
       --inflight_budget_bytes=536870912 --shutdown_deadline=30s --shutdown_hard_deadline=40s ||
       fail "reco_server did not start"
     # SIGTERM 20 ms after the calls were sent; one more call, from a new client, 4.5 s after it, well after the
@@ -58,7 +61,8 @@ drain)
     RECO_SERVER_PIDS=()
   done
   # During the drain delay: NOT_SERVING, and a call is still served.
-  start_reco_server --stderr "$tmp/h.err" "$tmp/h.out" "$server" --shutdown_drain_delay=3s || fail "no start"
+  start_reco_server --stderr "$tmp/h.err" "$tmp/h.out" "$server" "${extra[@]}" --shutdown_drain_delay=3s ||
+    fail "no start"
   kill -TERM "$SERVER_PID"
   sleep 0.5
   "$probe" --target "127.0.0.1:$SERVER_PORT" --deadline 2s >"$tmp/probe.out" 2>&1 &&
