@@ -4,8 +4,9 @@
 //
 // Lifetime: Start() builds and starts a gRPC server listening on options.listen
 // (port 0 picks a free port: read it with port()). Shutdown() stops accepting RPCs,
-// lets in-flight ones finish until the deadline (then cancels them), and is
-// idempotent; Wait() blocks until the server has stopped. Destroying a RecoServer
+// lets in-flight ones finish until the deadline (then cancels them) -- under --api
+// async then stops the serving threads, returning once every call gave its messages
+// and reservation back -- and is idempotent; Wait() blocks until the server has stopped. Destroying a RecoServer
 // shuts it down with a zero deadline. Everything the server's RPCs touch (store,
 // meter) is owned here and outlives the gRPC server.
 //
