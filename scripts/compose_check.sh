@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Runs `docker compose up` for real and checks its outcome: the images build, the
-# five servers become healthy, the load service exits 0, and ./results holds the
-# JSON and HTML reports with all five targets. Then a short load through the edge
+# six servers become healthy, the load service exits 0, and ./results holds the
+# JSON and HTML reports with all six targets. Then a short load through the edge
 # (--profile edge, docker/test/edge-load.yaml): served by arena_pool behind nghttpx. Then runs it with three arena_pool
 # replicas (`--scale arena_pool=3`, a short load from docker/test/short-load.yaml):
 # arena_pool stays one target, every replica must have served a share of its calls,
@@ -57,7 +57,7 @@ if [ "$compose_up" != docker-compose-native ]; then
   fi
 fi
 compose_load_run -f compose.yaml
-/usr/bin/python3 scripts/compose_check_reports.py five results
+/usr/bin/python3 scripts/compose_check_reports.py all results
 
 rm -rf results
 compose_load_run -f compose.yaml -f docker/test/short-load.yaml -- --scale arena_pool=3

@@ -1,13 +1,13 @@
 """Checks the reports of scripts/compose_check.sh's compose runs; fails by assertion.
 
-    compose_check_reports.py five RESULTS_DIR
+    compose_check_reports.py all RESULTS_DIR
     compose_check_reports.py scaled RESULTS_DIR
     compose_check_reports.py edge RESULTS_DIR
 
 RESULTS_DIR is the ./results the load container wrote (report.json, report.html).
-  five    the default compose run: the five memory modes are the targets, in order,
-          each answered without error and byte-exact, and named in report.html, which
-          holds a chart.
+  all     the default compose run: the memory modes, arena_pool on the async API
+          too, and fragments are the targets, in order, each answered without error and
+          byte-exact, and named in report.html, which holds a chart.
   scaled  the run with `--scale arena_pool=3`: arena_pool stays one target with three
           replicas, every replica served calls, and their RPCs add up to the target's.
   edge    the run through the edge (--profile edge): one target, "edge", answered
@@ -18,10 +18,10 @@ import json
 import os
 import sys
 
-MODES = ["heap", "reuse", "arena", "arena_pool", "fragments"]
+MODES = ["heap", "reuse", "arena", "arena_pool", "arena_pool_async", "fragments"]
 
 
-def check_five(doc, results):
+def check_all(doc, results):
     html = open(os.path.join(results, "report.html")).read()
     names = [t["name"] for t in doc["targets"]]
     assert names == MODES, names
@@ -59,7 +59,7 @@ def check_edge(doc, results):
     print(f"compose_check: --profile edge: {t['client']['ok']} calls through the edge to arena_pool, all byte-exact")
 
 
-CHECKS = {"five": check_five, "scaled": check_scaled, "edge": check_edge}
+CHECKS = {"all": check_all, "scaled": check_scaled, "edge": check_edge}
 
 
 def main():

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # The main job: installs what is missing, builds, starts one reco_server per memory
-# mode on 127.0.0.1 (free ports) plus fragments and the ceiling, drives all six with reco_load --
+# mode on 127.0.0.1 (free ports), arena_pool a second time on the async API
+# (arena_pool_async), fragments and the ceiling, drives all seven with reco_load --
 # heap first, the baseline of every ratio -- and prints the comparison table. Writes
 # results/report.json and results/report.html (and the servers' logs beside them).
 # The servers are stopped (SIGTERM, then waited for) however the run ends. Before
@@ -10,7 +11,10 @@
 #
 #   scripts/run.sh [reco_load flags...]   e.g. --duration 10s --rounds 5, --rate 500,
 #                                         --profile compact, --items 1000
-# Default: 3 rounds x 6 servers x (1 s warm-up + 4 s measured), about 95 seconds.
+#   scripts/run.sh --compare_api MODE [reco_load flags...]
+#       only MODE, served through the callback API (the baseline, target MODE) and
+#       the async API (target MODE_async), e.g. --compare_api arena_pool --rounds 7
+# Default: 3 rounds x 7 servers x (1 s warm-up + 4 s measured), about 110 seconds.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/setup.sh
@@ -27,6 +31,29 @@ trap stop_reco_servers EXIT
 trap 'exit 130' INT TERM
 
 targets=()
+# --compare_api MODE: the two APIs for one memory mode, nothing else.
+compare_api=
+if [ "${1:-}" = --compare_api ]; then
+  compare_api=${2:-}
+  case "$compare_api" in
+    heap | reuse | arena | arena_pool) ;;
+    *) echo "run.sh: --compare_api takes a memory mode served by both APIs: heap, reuse, arena or arena_pool (got '$compare_api')" >&2
+       exit 2 ;;
+  esac
+  shift 2
+fi
+if [ -n "$compare_api" ]; then
+  for api in callback async; do
+    name=$compare_api
+    [ "$api" = async ] && name=${compare_api}_async
+    start_reco_server "$results/server-$name.log" "$build/server/reco_server" --mode "$compare_api" --api "$api" || exit 1
+    targets+=(--target "$name=127.0.0.1:$SERVER_PORT")
+  done
+  "$build/client/reco_load" "${targets[@]}" --rounds 3 --warmup 1s --duration 4s \
+    --json "$results/report.json" --html "$results/report.html" "$@"
+  echo "reports: $results/report.json, $results/report.html"
+  exit 0
+fi
 # fragments (reco_server --mode fragments) splices the catalogue's pre-serialized
 # items with per-request scores: a real handler, no reply message.
 # The ceiling (reco_server --mode ceiling) comes after the other modes, so heap stays
@@ -46,12 +73,16 @@ for i in "${!args[@]}"; do
     --seed=*) ceiling_flags+=(--ceiling_seed "${args[$i]#*=}") ;;
   esac
 done
-for mode in heap reuse arena arena_pool fragments ceiling; do
-  log=$results/server-$mode.log
+# arena_pool_async: arena_pool's allocator on the async completion-queue API
+# (patterns/async_arena_call.h), beside the callback server of the same mode.
+for name in heap reuse arena arena_pool arena_pool_async fragments ceiling; do
+  log=$results/server-$name.log
   extra=()
-  [ "$mode" = ceiling ] && extra=("${ceiling_flags[@]}")
+  mode=$name
+  [ "$name" = ceiling ] && extra=("${ceiling_flags[@]}")
+  [ "$name" = arena_pool_async ] && mode=arena_pool && extra=(--api async)
   start_reco_server "$log" "$build/server/reco_server" --mode "$mode" "${extra[@]}" || exit 1
-  targets+=(--target "$mode=127.0.0.1:$SERVER_PORT")
+  targets+=(--target "$name=127.0.0.1:$SERVER_PORT")
 done
 
 "$build/client/reco_load" "${targets[@]}" --rounds 3 --warmup 1s --duration 4s \

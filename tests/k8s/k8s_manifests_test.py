@@ -60,6 +60,12 @@ def die_if_problems():
         sys.exit(1)
 
 
+def served(args):
+    """What a server's args serve, named as its load target: the --mode, with _async
+    appended when it serves through the async API (--api async)."""
+    return flag(args, "--mode") + ("_async" if flag(args, "--api") == "async" else "")
+
+
 def flag(args, name):
     """The value of --name in an argv list (either `--name v` or `--name=v`), or None."""
     for i, a in enumerate(args):
@@ -97,7 +103,7 @@ check(NAMESPACE in by_kind.get("Namespace", {}), f"no Namespace {NAMESPACE}")
 
 compose = yaml.safe_load(open(os.path.join(ROOT, "compose.yaml")))
 x_server = compose["x-server"]
-compose_modes = {flag(s["command"], "--mode") for n, s in compose["services"].items()
+compose_modes = {served(s["command"]) for n, s in compose["services"].items()
                  if n != "load" and "--mode" in s.get("command", [])}
 compose_targets = [a.split("=", 1)[0] for a in compose["services"]["load"]["entrypoint"][1:]
                    if "=" in a and not a.startswith("-")]
@@ -105,13 +111,12 @@ compose_targets = [a.split("=", 1)[0] for a in compose["services"]["load"]["entr
 # --- servers ---------------------------------------------------------------------------
 deployments = by_kind.get("Deployment", {})
 services = by_kind.get("Service", {})
-mode_of = {}  # Deployment name -> --mode
+mode_of = {}  # Deployment name -> what it serves (--mode, _async on the async API)
 for name, d in deployments.items():
     pod = d["spec"]["template"]
     (c,) = pod["spec"]["containers"]
     args = c.get("args", [])
-    mode = flag(args, "--mode")
-    mode_of[name] = mode
+    mode_of[name] = served(args)
     listen_port = int(flag(args, "--listen").rsplit(":", 1)[1])
     check(c["ports"][0]["containerPort"] == listen_port, f"{name}: containerPort is not the --listen port")
     labels = pod["metadata"]["labels"]
