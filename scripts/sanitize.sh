@@ -39,7 +39,7 @@ if [ "$kind" = asan ]; then
   # figures of the real binary (peak RSS, cost ratios); ASan's quarantine and shadow
   # memory are not those figures. malloc_swap_short preloads other mallocs.
   # patterns_standalone builds patterns/ as a project of its own, without these flags.
-  exclude='^alloc_ledger_(valgrind|mallocs)$|^(flood|guard_cost|fragments_slices|compare_h2load|malloc_swap)_short$|^patterns_standalone$'
+  exclude='^alloc_ledger_(valgrind|mallocs)$|^(flood|guard_cost|fragments_slices|compare_h2load|malloc_swap)_short$|^flood_short_async$|^patterns_standalone$'
   cmake --build "$build" -j"$(nproc)"
   ctest --test-dir "$build" --output-on-failure --timeout 900 -E "$exclude" "$@"
 else
