@@ -31,16 +31,9 @@ using testing::MallocCounter;
 using testing::MallocCounts;
 using testing::PageLog;
 using testing::Parking;
+using testing::Request;
 
 constexpr size_t kBlockBytes = 64 * 1024;
-
-FeedRequest Request(uint32_t posts, uint32_t page_size, bool long_text = false) {
-  FeedRequest request;
-  request.set_post_count(posts);
-  request.set_page_size(page_size);
-  request.set_long_text(long_text);
-  return request;
-}
 
 // The pattern as a service writes it: the pages of the request, each recorded with
 // what building it cost its thread (from the reaction's start: giving the last

@@ -33,16 +33,9 @@ using testing::MallocCounter;
 using testing::MallocCounts;
 using testing::PageLog;
 using testing::Parking;
+using testing::Request;
 
 constexpr size_t kBlockBytes = 64 * 1024;
-
-FeedRequest Request(uint32_t posts, uint32_t page_size, bool long_text = false) {
-  FeedRequest request;
-  request.set_post_count(posts);
-  request.set_page_size(page_size);
-  request.set_long_text(long_text);
-  return request;
-}
 
 // Where the count of a page's build starts, on the queue's thread: at the event (set
 // by the loop), or for a call's first page once SpawnNext() is done.

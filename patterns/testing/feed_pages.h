@@ -28,6 +28,15 @@
 
 namespace reco::patterns::testing {
 
+// A StreamFeed request: `posts` posts in pages of `page_size`.
+inline feed::v1::FeedRequest Request(uint32_t posts, uint32_t page_size, bool long_text = false) {
+  feed::v1::FeedRequest request;
+  request.set_post_count(posts);
+  request.set_page_size(page_size);
+  request.set_long_text(long_text);
+  return request;
+}
+
 // Posts per page: page_size, or every post in one page when page_size is 0.
 inline uint32_t PageSize(const feed::v1::FeedRequest& request) {
   return request.page_size() == 0 ? std::max<uint32_t>(request.post_count(), 1) : request.page_size();
