@@ -265,9 +265,11 @@ void HostileBudgetTest::RunDeadlineStorm(int deadline_ms) {
     EXPECT_LE(static_cast<uint64_t>(ok), s.rpcs());
     EXPECT_LT(s.rpcs(), uint64_t{kCalls} / 2) << "without the checks all 64 are built";
   } else {
-    EXPECT_EQ(ok, 0) << "a 10,000-item reply in " << deadline_ms << " ms";
     // A handful: a build completes only if it started before the deadline and no
-    // check caught it -- which 10,000 items and a check every 16 do not allow.
+    // check caught it. Whether one of them reaches the client in time depends on the
+    // machine's speed (2 of 64 did once in 25 ms), so the client's count is held to
+    // the server's, not to 0.
+    EXPECT_LE(static_cast<uint64_t>(ok), s.rpcs());
     EXPECT_LE(s.rpcs(), 4u);
   }
   ExpectWhole(*server_, channel_.get(), "a storm of short deadlines");
