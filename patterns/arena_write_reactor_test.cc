@@ -116,12 +116,7 @@ struct TestServer {
 
   // Reads every page of one StreamFeed call.
   grpc::Status Read(const FeedRequest& request, std::vector<FeedResponse>* pages) {
-    grpc::ClientContext context;
-    context.set_deadline(std::chrono::system_clock::now() + std::chrono::seconds(30));
-    std::unique_ptr<grpc::ClientReader<FeedResponse>> reader = stub->StreamFeed(&context, request);
-    FeedResponse page;
-    while (reader->Read(&page)) pages->push_back(page);
-    return reader->Finish();
+    return testing::ReadAllPages(stub.get(), request, pages);
   }
 
   std::unique_ptr<grpc::Server> server;

@@ -17,11 +17,16 @@
 #define ARENA_GRPC_PATTERNS_TESTING_FEED_PAGES_H_
 
 #include <algorithm>
+#include <chrono>
 #include <cstddef>
 #include <cstdint>
+#include <memory>
 #include <mutex>
 #include <vector>
 
+#include <grpcpp/grpcpp.h>
+
+#include "feed.grpc.pb.h"
 #include "feed.pb.h"
 #include "feed_builder.h"
 #include "malloc_counter.h"
@@ -35,6 +40,17 @@ inline feed::v1::FeedRequest Request(uint32_t posts, uint32_t page_size, bool lo
   request.set_page_size(page_size);
   request.set_long_text(long_text);
   return request;
+}
+
+// Reads every page of one StreamFeed call (a 30 s deadline bounds it) into *pages.
+inline grpc::Status ReadAllPages(feed::v1::Feed::Stub* stub, const feed::v1::FeedRequest& request,
+                                 std::vector<feed::v1::FeedResponse>* pages) {
+  grpc::ClientContext context;
+  context.set_deadline(std::chrono::system_clock::now() + std::chrono::seconds(30));
+  std::unique_ptr<grpc::ClientReader<feed::v1::FeedResponse>> reader = stub->StreamFeed(&context, request);
+  feed::v1::FeedResponse page;
+  while (reader->Read(&page)) pages->push_back(page);
+  return reader->Finish();
 }
 
 // Posts per page: page_size, or every post in one page when page_size is 0.
