@@ -70,6 +70,25 @@ ABSL_FLAG(std::string, tls_ca, "",
           "PEM file of the roots to trust; when given, every target is dialled with TLS (grpc::SslCredentials).");
 ABSL_FLAG(std::string, tls_server_name, "",
           "With --tls_ca: the name checked against the server certificate instead of the target's host.");
+ABSL_FLAG(std::string, tls_cert, "", "With --tls_ca: PEM certificate chain of this client (mutual TLS); needs --tls_key.");
+ABSL_FLAG(std::string, tls_key, "", "With --tls_cert: PEM private key of the client certificate.");
+ABSL_FLAG(std::string, call, "",
+          "Drive this unary method of your own service instead of reco's Recommend: package.Service/Method. Its "
+          "types come from --proto, --protoset, or the server's reflection; the requests from --data or --data_file.");
+ABSL_FLAG(std::vector<std::string>, proto, {}, "With --call: .proto file(s) defining the method (repeatable).");
+ABSL_FLAG(std::vector<std::string>, import_path, {}, "With --proto: directories imports are searched in (repeatable).");
+ABSL_FLAG(std::string, protoset, "",
+          "With --call: a FileDescriptorSet (protoc --include_imports --descriptor_set_out=FILE) defining the method.");
+ABSL_FLAG(std::string, data, "", "With --call: the request as JSON (default: an empty request).");
+ABSL_FLAG(std::string, data_file, "",
+          "With --call: a file of requests: one JSON object, or one per line (cycled through), or with "
+          "--data_format binary one serialized request.");
+ABSL_FLAG(std::string, data_format, "json", "--data_file's format: json or binary.");
+ABSL_FLAG(std::vector<std::string>, metadata, {}, "KEY=VALUE sent as metadata with every call (repeatable).");
+ABSL_FLAG(int64_t, total, 0,
+          "Calls per target and round in the measured window, instead of --duration (with --rate: a window of "
+          "total/rate seconds).");
+ABSL_FLAG(std::string, timeout, "10s", "Deadline of each call.");
 ABSL_FLAG(bool, quiet, false, "No progress line on stderr (it is shown only on a terminal anyway).");
 
 namespace {
@@ -80,13 +99,15 @@ int Fail(int code, const std::string& message) {
 }
 
 // Flags -> LoadOptions, or the first bad flag.
-absl::StatusOr<reco::LoadOptions> OptionsFromFlags(const std::vector<std::string>& target_values) {
+absl::StatusOr<reco::LoadOptions> OptionsFromFlags(const std::vector<std::string>& target_values,
+                                                    const std::vector<std::string>& metadata_values) {
   reco::LoadOptions o;
   absl::StatusOr<std::vector<reco::TargetSpec>> targets = reco::ParseTargetFlags(target_values);
   if (!targets.ok()) return targets.status();
   o.targets = *std::move(targets);
   o.lb_policy = absl::GetFlag(FLAGS_lb_policy);
   for (auto [flag, value, out] : {std::tuple{"--duration", absl::GetFlag(FLAGS_duration), &o.duration},
+                                  std::tuple{"--timeout", absl::GetFlag(FLAGS_timeout), &o.rpc_deadline},
                                   std::tuple{"--warmup", absl::GetFlag(FLAGS_warmup), &o.warmup},
                                   std::tuple{"--probe_deadline", absl::GetFlag(FLAGS_probe_deadline),
                                              &o.probe_deadline},
@@ -124,6 +145,19 @@ absl::StatusOr<reco::LoadOptions> OptionsFromFlags(const std::vector<std::string
   } else if (!o.tls_server_name.empty()) {
     return absl::InvalidArgumentError("--tls_server_name needs --tls_ca (it only applies to TLS)");
   }
+  for (auto [flag, path, out] : {std::tuple{"--tls_cert", absl::GetFlag(FLAGS_tls_cert), &o.tls_cert_pem},
+                                 std::tuple{"--tls_key", absl::GetFlag(FLAGS_tls_key), &o.tls_key_pem}}) {
+    if (path.empty()) continue;
+    absl::StatusOr<std::string> pem = reco::ReadPemFile(flag, path);
+    if (!pem.ok()) return pem.status();
+    *out = *std::move(pem);
+  }
+  for (const std::string& value : metadata_values) {
+    absl::StatusOr<std::pair<std::string, std::string>> pair = reco::ParseMetadataFlag(value);
+    if (!pair.ok()) return pair.status();
+    o.metadata.push_back(*std::move(pair));
+  }
+  o.total = absl::GetFlag(FLAGS_total);
   absl::Status valid = reco::ValidateLoadOptions(o);
   if (!valid.ok()) return valid;
   return o;
@@ -178,13 +212,16 @@ int main(int argc, char** argv) {
       "                 servers: latency histograms add bucket by bucket, counts add, QPS is over the longest\n"
       "                 window; the server side is not merged (docs/load-client.md, \"Distributed load\").");
   const std::vector<std::string> target_values = reco::CollectTargetFlags(argc, argv);
+  const std::vector<std::string> metadata_values = reco::CollectRepeatedFlag(argc, argv, "metadata", false);
+  const std::vector<std::string> proto_values = reco::CollectRepeatedFlag(argc, argv, "proto", true);
+  const std::vector<std::string> import_paths = reco::CollectRepeatedFlag(argc, argv, "import_path", true);
   const std::string command_line = absl::StrJoin(argv, argv + argc, " ");
   std::vector<char*> rest = absl::ParseCommandLine(argc, argv);
   if (rest.size() > 1 && std::string(rest[1]) == "merge") {
     return Merge(std::vector<std::string>(rest.begin() + 2, rest.end()), command_line);
   }
   if (rest.size() > 1) return Fail(2, absl::StrCat("unexpected argument '", rest[1], "' (see --help)"));
-  absl::StatusOr<reco::LoadOptions> options = OptionsFromFlags(target_values);
+  absl::StatusOr<reco::LoadOptions> options = OptionsFromFlags(target_values, metadata_values);
   if (!options.ok()) return Fail(2, absl::StrCat(options.status().message(), " (see --help)"));
 
   if (!absl::GetFlag(FLAGS_write_request).empty()) {
