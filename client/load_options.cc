@@ -232,7 +232,8 @@ absl::Status ValidateLoadOptions(const LoadOptions& o) {
   }
   if (o.tls_cert_pem.empty() != o.tls_key_pem.empty()) {
     return Bad(o.tls_cert_pem.empty() ? "--tls_key" : "--tls_cert",
-               "needs its partner: a client certificate is --tls_cert CHAIN.pem with --tls_key KEY.pem");
+               o.tls_cert_pem.empty() ? "needs --tls_cert (a client certificate is --tls_cert CHAIN.pem --tls_key KEY.pem)"
+                                      : "needs --tls_key (a client certificate is --tls_cert CHAIN.pem --tls_key KEY.pem)");
   }
   if (!o.tls_cert_pem.empty() && o.tls_ca_pem.empty()) {
     return Bad("--tls_cert", "needs --tls_ca (a client certificate only applies to TLS)");
