@@ -162,6 +162,28 @@ TEST(ClientLoadRun, ClosedLoopAgainstRealServersMatchesTheirOwnStats) {
             2 * report->targets[1].server.PerRpc(report->targets[1].server.build.allocations.allocs));
 }
 
+// --total: each round's window is exactly `total` calls, every one answered, and the
+// server answered exactly those plus the probes (one per connection) -- no warm-up.
+TEST(ClientLoadRun, CountedWindowSendsExactlyTotalCallsPerRound) {
+  std::unique_ptr<RecoServer> pool = StartServer(MemoryMode::kArenaPool);
+  ASSERT_TRUE(pool);
+  LoadOptions o = ShortRun();
+  o.targets = {SpecFor("arena_pool", *pool)};
+  o.warmup = absl::ZeroDuration();
+  o.total = 37;  // not a multiple of the slots or threads
+  o.rounds = 3;
+  absl::StatusOr<RunReport> report = RunLoad(o, "test", nullptr);
+  ASSERT_TRUE(report.ok()) << report.status();
+  const TargetResult& t = report->targets[0];
+  for (const RoundResult& r : t.rounds) {
+    EXPECT_EQ(r.client.sent, 37u);
+    EXPECT_EQ(r.client.completed, 37u);
+    EXPECT_EQ(r.client.ok, 37u);
+    EXPECT_GT(r.client.seconds, 0);
+  }
+  EXPECT_EQ(pool->Stats(/*reset=*/false).rpcs(), static_cast<uint64_t>(3 * 37 + o.connections));
+}
+
 // A server whose catalogue is not the default: reco_load reads {seed 9, 500 items}
 // from its stats and checks every reply against that catalogue. 600 items asked, 500
 // held: each reply carries the whole catalogue, and the count check must know it.
