@@ -125,7 +125,8 @@ class SlotLoop {
   // Checks an OK reply (its length always, its bytes on the first and every
   // verify_every-th) and records it.
   void RecordReply(Call& call, int64_t now) {
-    const bool sample = !verified_first_ || ++completions_ % static_cast<uint64_t>(options_.verify_every) == 0;
+    const bool sample = requests_->checks_replies() &&
+                        (!verified_first_ || ++completions_ % static_cast<uint64_t>(options_.verify_every) == 0);
     if (sample) {
       verified_first_ = true;
       ++stats_->verified;
