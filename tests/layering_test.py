@@ -59,8 +59,8 @@ CORE_FLOORS = [
     ["catalogue", "reply_parts"],
     # The two ways of making a reply from them.
     ["response_builder", "fragment_reply"],
-    # What measures the replies, and the tests' helpers.
-    ["allocation_ledger", "test_util"],
+    # What measures the replies (any message's too), and the tests' helpers.
+    ["allocation_ledger", "message_ledger", "test_util"],
 ]
 # Tests of a layer may also use the layers' test helpers below them.
 TEST_EXTRA = {}
