@@ -49,6 +49,9 @@ absl::StatusOr<std::unique_ptr<InboxServer>> InboxServer::Start(Variant variant,
   grpc::ServerBuilder builder;
   builder.AddListeningPort(listen, grpc::InsecureServerCredentials(), &s->port_);
   builder.SetMaxReceiveMessageSize(kMaxRequestBytes);
+  // gRPC sets SO_REUSEPORT on Linux: a second server on a busy port would start and
+  // share the port's calls with the first. Refuse the port instead.
+  builder.AddChannelArgument(GRPC_ARG_ALLOW_REUSEPORT, 0);
   builder.RegisterService(s->service_.get());
   // A stats library's one line goes here, at the builder (e.g.
   // `reco::EnableServerStats(builder, VariantName(variant));`).
