@@ -15,6 +15,9 @@ The layers, lowest first (a folder may include its own files and those listed):
   tools             core, patterns, proto
   bench             core, patterns, proto, server (a benchmark of the server's own
                     measurement, measure_cost_bench.cc; nothing includes bench/)
+  examples          nothing of the project's folders by path: an example builds alone
+                    with patterns/ beside it (tests/inbox_standalone.sh), including the
+                    pattern files by name ("pooled_arena_allocator.h")
   tests, fuzz, sanitizers: anything (they test the layers)
 Only quoted includes of the project's own folders are checked ("core/x.h").
 
@@ -39,7 +42,7 @@ import re
 import sys
 
 OWN_FOLDERS = {"proto", "patterns", "core", "rpc", "server", "client", "tools", "bench", "tests", "fuzz",
-               "sanitizers"}
+               "sanitizers", "examples"}
 ALLOWED = {
     "patterns": set(),
     "core": {"core", "proto", "patterns"},
@@ -48,6 +51,7 @@ ALLOWED = {
     "client": {"client", "core", "rpc", "patterns", "proto"},
     "tools": {"tools", "core", "patterns", "proto"},
     "bench": {"bench", "core", "patterns", "proto", "server"},
+    "examples": set(),
 }
 # core's floors, lowest first; a name is a file's stem (x for core/x.h and core/x.cc).
 CORE_FLOORS = [
