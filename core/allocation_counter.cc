@@ -204,6 +204,17 @@ std::string AllocationCounter::MallocName() {
   return lib.empty() ? "unknown" : lib;
 }
 
+bool AllocationCounter::Interposing() {
+  // Compared by object, not by address: inside a shared library, &malloc names
+  // whichever definition won the lookup, so it cannot tell ours from another.
+  void* active = dlsym(RTLD_DEFAULT, "malloc");
+  Dl_info used, ours;
+  if (active == nullptr || dladdr(active, &used) == 0 || dladdr(reinterpret_cast<void*>(&Resolve), &ours) == 0) {
+    return false;
+  }
+  return used.dli_fbase == ours.dli_fbase;
+}
+
 }  // namespace reco
 
 // ---- The interposed C allocation functions. ----
