@@ -160,10 +160,13 @@ __attribute__((constructor)) void InitExitKey() {
   }
 }
 
-const char* LibraryOfMalloc() {
+// The library whose malloc serves the process: the one we forward to, or, when
+// another definition comes before ours (Interposing() false), that one.
+const char* LibraryOfMalloc(bool interposing) {
   Ready();
+  void* serving = interposing ? reinterpret_cast<void*>(g_malloc) : dlsym(RTLD_DEFAULT, "malloc");
   Dl_info info;
-  if (dladdr(reinterpret_cast<void*>(g_malloc), &info) == 0 || info.dli_fname == nullptr) return "";
+  if (serving == nullptr || dladdr(serving, &info) == 0 || info.dli_fname == nullptr) return "";
   return info.dli_fname;
 }
 
@@ -192,7 +195,7 @@ AllocationCounts AllocationCounter::Process() {
 }
 
 std::string AllocationCounter::MallocName() {
-  std::string lib = LibraryOfMalloc();
+  std::string lib = LibraryOfMalloc(Interposing());
   for (const char* name : {"tcmalloc", "jemalloc", "mimalloc", "vgpreload"}) {
     if (lib.find(name) != std::string::npos) return name == std::string("vgpreload") ? "valgrind" : name;
   }
