@@ -58,13 +58,19 @@ TEST(ServerStatsTest, ResetIsRefusedUnlessAllowed) {
     RunningServer s = StartFeedServer(&service, [&](grpc::ServerBuilder& b) { EnableServerStats(b, options); });
     ASSERT_TRUE(CallFeed(s.channel.get(), "user", 1).ok());
     v1::StatsSnapshot reset, after;
+    const AllocationCounts process_before = AllocationCounter::Process();
     grpc::Status status = GetStats(s.channel.get(), /*reset=*/true, &reset);
     ASSERT_TRUE(GetStats(s.channel.get(), false, &after).ok());
+    const AllocationCounts process_since = AllocationCounter::Process() - process_before;
     EXPECT_EQ(after.mode(), "pooled_arena");
     if (allow) {
       ASSERT_TRUE(status.ok()) << status.error_message();
       EXPECT_GE(reset.rpcs(), 1u);
       EXPECT_EQ(after.rpcs(), 0u) << "the window restarted";
+      // The new window's totals, not the process's since it started.
+      EXPECT_GT(after.process_allocations().allocs(), 0u);
+      EXPECT_LE(after.process_allocations().allocs(), process_since.allocs);
+      EXPECT_LE(after.process_allocations().bytes(), process_since.bytes);
     } else {
       EXPECT_EQ(status.error_code(), grpc::StatusCode::PERMISSION_DENIED);
       EXPECT_NE(status.error_message().find("allow_reset"), std::string::npos) << status.error_message();
