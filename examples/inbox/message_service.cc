@@ -3,6 +3,7 @@
 #include "message_service.h"
 
 #include "inbox_handler.h"
+#include "server_stats.h"
 
 namespace inbox {
 
@@ -21,8 +22,9 @@ grpc::ServerUnaryReactor* MessageInboxService::ListThreads(grpc::CallbackServerC
                                                            v1::ThreadPage* page) {
   grpc::Status status = CheckListThreadsRequest(*request);
   if (status.ok()) {
-    // The handler's build. A stats library's per-build scope goes on the line above
-    // FillThreadPage (e.g. `reco::StatsBuildScope build;`), and only there.
+    // The handler's build, reported by the stats library (stats/server_stats.h) as
+    // the build phase: this thread's allocations and time while `build` lives.
+    reco::StatsBuildScope build;
     FillThreadPage(*request, page);
   }
   grpc::ServerUnaryReactor* reactor = context->DefaultReactor();

@@ -7,6 +7,7 @@
 #include "google/protobuf/io/coded_stream.h"
 #include "inbox_handler.h"
 #include "raw_request.h"
+#include "server_stats.h"
 
 namespace inbox {
 namespace {
@@ -70,8 +71,9 @@ grpc::ServerUnaryReactor* SplicedInboxService::ListThreads(grpc::CallbackServerC
   grpc::Status status = reco::patterns::ParseRawRequest(*request_bytes, &request);
   if (status.ok()) status = CheckListThreadsRequest(request);
   if (status.ok()) {
-    // The handler's build. A stats library's per-build scope goes on the line above
-    // SpliceThreadPage (e.g. `reco::StatsBuildScope build;`), and only there.
+    // The handler's build, up to the reply's bytes, reported by the stats library
+    // (stats/server_stats.h) as the build phase: this thread's allocations and time.
+    reco::StatsBuildScope build;
     thread_local reco::patterns::SplicedReply reply;  // scratch, reused by this thread's calls
     reply.Clear();
     SpliceThreadPage(*threads_, request, &reply);
