@@ -182,6 +182,7 @@ RoundResult MeasureRound(ProbedTarget& target, const LoadOptions& options, int r
   r.client = driver.Join();
   r.client.client_cpu_seconds = close.process_cpu_seconds - open.process_cpu_seconds;
   AddServerFigures(target, before, after, &r);
+  r.server.CountRpcsByClient(r.client.completed);
   r.machine = MachineWindowOf(open.busy_cpu_seconds, close.busy_cpu_seconds,
                               (close.monotonic_ns - open.monotonic_ns) / 1e9, cpus, r.client.client_cpu_seconds,
                               ServerCpuOnThisMachine(link, r.server));

@@ -94,12 +94,14 @@ void AddPhaseFigures(std::vector<Figure>* out) {
   f.push_back(Phase("server_serialize_allocs_per_rpc", "serialize allocs/RPC", 1, &ServerFigures::serialize, allocs));
   f.push_back(Phase("server_release_allocs_per_rpc", "release allocs/RPC", 1, &ServerFigures::release, allocs));
   f.push_back(Phase("server_release_frees_per_rpc", "release frees/RPC", 1, &ServerFigures::release, frees));
-  f.push_back(Server("server_process_allocs_per_rpc", "process allocs/RPC", 1,
-                     [](const ServerFigures& s) { return s.PerRpc(s.process.allocs); }));
+  f.push_back(Server("server_process_allocs_per_rpc", "process allocs/RPC", 1, [](const ServerFigures& s) {
+    return s.process_counted ? Value(s.PerRpc(s.process.allocs)) : Value();
+  }));
   f.push_back(Phase("server_build_kib_per_rpc", "build KiB allocated/RPC", 1, &ServerFigures::build,
                     [](const ServerFigures& s, const ServerPhase& p) { return s.PerRpc(p.allocations.bytes) / 1024; }));
-  f.push_back(Server("server_process_kib_per_rpc", "process KiB allocated/RPC", 1,
-                     [](const ServerFigures& s) { return s.PerRpc(s.process.bytes) / 1024; }));
+  f.push_back(Server("server_process_kib_per_rpc", "process KiB allocated/RPC", 1, [](const ServerFigures& s) {
+    return s.process_counted ? Value(s.PerRpc(s.process.bytes) / 1024) : Value();
+  }));
   f.push_back(Phase("server_build_p99_us", "build p99 (us)", 1, &ServerFigures::build, p99));
   f.push_back(Phase("server_serialize_p99_us", "serialize p99 (us)", 1, &ServerFigures::serialize, p99));
   f.push_back(Phase("server_release_p99_us", "release p99 (us)", 1, &ServerFigures::release, p99));

@@ -207,6 +207,9 @@ void ServerToProto(const ServerFigures& s, v1::ReportServer* out) {
   PhaseToProto(s.serialize, out->mutable_serialize());
   PhaseToProto(s.release, out->mutable_release());
   CountsToProto(s.process, out->mutable_process_allocations());
+  out->set_source(s.source);
+  out->set_rpcs_from_client(s.rpcs_from_client);
+  out->set_process_counted(s.process_counted);
   out->set_cpu_user_seconds(s.cpu_user_seconds);
   out->set_cpu_system_seconds(s.cpu_system_seconds);
   out->set_rss_bytes(s.rss_bytes);
