@@ -1,4 +1,5 @@
-// Helpers shared by the tests: walking a message tree, a roomy arena, test names.
+// Helpers shared by the tests: walking a message tree, a roomy arena, test names,
+// files written for a test.
 // The first two are patterns/testing's (written once, where patterns/ needs them alone).
 #ifndef ARENA_GRPC_CORE_TEST_UTIL_H_
 #define ARENA_GRPC_CORE_TEST_UTIL_H_
@@ -24,6 +25,12 @@ using patterns::testing::StringsLongerThan;
 // The name of a MemoryMode test parameter ("heap", "arena_pool", ...), for
 // INSTANTIATE_TEST_SUITE_P(..., ::testing::ValuesIn(AllMemoryModes()), ModeParamName).
 std::string ModeParamName(const ::testing::TestParamInfo<MemoryMode>& info);
+
+// An empty folder of its own for the running test (under ::testing::TempDir(), named
+// after the test and the process), made anew on each call.
+std::string FreshTestFolder();
+// Writes `contents` to `path` (replacing it); fails the test if it cannot.
+void WriteTestFile(const std::string& path, const std::string& contents);
 
 }  // namespace reco::testing
 

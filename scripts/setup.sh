@@ -8,6 +8,7 @@ packages=(
   build-essential cmake pkg-config
   libgrpc++-dev libgrpc-dev protobuf-compiler-grpc libprotobuf-dev protobuf-compiler
   libabsl-dev libbenchmark-dev libgtest-dev nlohmann-json3-dev
+  libprotoc-dev  # core/proto_schema.cc parses a user's .proto files at run time (protobuf's compiler library)
   libssl-dev  # rpc/pem_file.cc judges TLS certificate and key files with OpenSSL (gRPC's own TLS library)
   # the allocators the project compares (given with LD_PRELOAD)
   libtcmalloc-minimal4 libjemalloc2 libmimalloc2.0

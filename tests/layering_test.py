@@ -65,9 +65,13 @@ STATS_PUBLIC_HEADER = "stats/server_stats.h"
 # core's floors, lowest first; a name is a file's stem (x for core/x.h and core/x.cc).
 CORE_FLOORS = [
     # The ground floor: the request's rules, and files that include no core file.
-    ["request", "splitmix", "allocation_counter", "latency_histogram", "byte_buffer_bytes", "message_store"],
+    ["request", "splitmix", "allocation_counter", "latency_histogram", "byte_buffer_bytes", "message_store",
+     # a user's own service, known at run time (.proto, protoset, reflection), and JSON into its messages
+     "proto_schema", "json_message"],
     # Built on the ground floor: item text, the histogram's proto form, the reply budget's estimate.
-    ["item_generator", "histogram_proto", "reply_memory"],
+    ["item_generator", "histogram_proto", "reply_memory",
+     # the --call method in a schema; the requests read for it
+     "method_schema", "request_data"],
     # What a reply is made of: the catalogue's items and the per-request parts.
     ["catalogue", "reply_parts"],
     # The two ways of making a reply from them.

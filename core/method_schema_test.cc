@@ -1,0 +1,102 @@
+// ParseCallFlag and FindUnaryMethod: --call's forms, and each way it can miss.
+#include "core/method_schema.h"
+
+#include <string>
+#include <tuple>
+
+#include "core/proto_schema.h"
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+
+namespace reco {
+namespace {
+
+using ::testing::Pair;
+
+TEST(ParseCallFlag, TakesTheSlashTheWirePathAndTheDottedForm) {
+  EXPECT_THAT(*ParseCallFlag("feed.v1.Feed/GetFeed"), Pair("feed.v1.Feed", "GetFeed"));
+  EXPECT_THAT(*ParseCallFlag("/feed.v1.Feed/GetFeed"), Pair("feed.v1.Feed", "GetFeed"));
+  EXPECT_THAT(*ParseCallFlag("feed.v1.Feed.GetFeed"), Pair("feed.v1.Feed", "GetFeed"));
+  EXPECT_THAT(*ParseCallFlag("Feed/GetFeed"), Pair("Feed", "GetFeed"));  // no package
+}
+
+TEST(ParseCallFlag, RejectsWhatNamesNoMethod) {
+  for (const char* call : {"", "/", "GetFeed", "feed.v1.Feed/", "/GetFeed", "feed.v1.Feed.", "a/b/c", "feed.v1.Feed/Get Feed"}) {
+    absl::StatusOr<std::pair<std::string, std::string>> parsed = ParseCallFlag(call);
+    EXPECT_EQ(parsed.status().code(), absl::StatusCode::kInvalidArgument) << call;
+    EXPECT_THAT(std::string(parsed.status().message()), ::testing::StartsWith("--call ")) << call;
+    EXPECT_THAT(std::string(parsed.status().message()), ::testing::HasSubstr("want package.Service/Method")) << call;
+  }
+}
+
+class FindUnaryMethodTest : public ::testing::Test {
+ protected:
+  FindUnaryMethodTest() : schema_(*LoadProtoFiles({RECO_SOURCE_DIR "/patterns/testing/feed.proto"}, {})) {}
+  ProtoSchema schema_;
+};
+
+TEST_F(FindUnaryMethodTest, FindsTheMethodItsPathAndTypes) {
+  absl::StatusOr<MethodSchema> method = FindUnaryMethod(schema_, "feed.v1.Feed/GetFeed");
+  ASSERT_TRUE(method.ok()) << method.status();
+  EXPECT_EQ(method->service, "feed.v1.Feed");
+  EXPECT_EQ(method->method, "GetFeed");
+  EXPECT_EQ(method->path, "/feed.v1.Feed/GetFeed");
+  EXPECT_EQ(method->request, schema_.FindMessage("feed.v1.FeedRequest"));
+  EXPECT_EQ(method->reply, schema_.FindMessage("feed.v1.FeedResponse"));
+  EXPECT_FALSE(method->client_streaming);
+  EXPECT_FALSE(method->server_streaming);
+}
+
+TEST_F(FindUnaryMethodTest, UnknownServiceListsTheServices) {
+  EXPECT_EQ(FindUnaryMethod(schema_, "feed.v1.Fed/GetFeed").status(),
+            absl::InvalidArgumentError(
+                "--call feed.v1.Fed/GetFeed: no service feed.v1.Fed in the schema (services: feed.v1.Feed)"));
+}
+
+TEST_F(FindUnaryMethodTest, UnknownMethodListsTheMethods) {
+  EXPECT_EQ(FindUnaryMethod(schema_, "feed.v1.Feed/GetFed").status(),
+            absl::InvalidArgumentError(
+                "--call feed.v1.Feed/GetFed: feed.v1.Feed has no method GetFed (methods: GetFeed, StreamFeed)"));
+}
+
+TEST_F(FindUnaryMethodTest, StreamingMethodIsRefused) {
+  EXPECT_EQ(FindUnaryMethod(schema_, "feed.v1.Feed/StreamFeed").status(),
+            absl::InvalidArgumentError(
+                "--call feed.v1.Feed/StreamFeed: is server-streaming; reco_load drives unary methods only"));
+}
+
+TEST(FindUnaryMethod, NamesEachStreamingKind) {
+  google::protobuf::FileDescriptorProto file;
+  file.set_name("s.proto");
+  file.set_package("s");
+  file.add_message_type()->set_name("M");
+  auto* service = file.add_service();
+  service->set_name("S");
+  for (const auto& [name, client, server] :
+       {std::tuple{"Up", true, false}, std::tuple{"Both", true, true}}) {
+    auto* method = service->add_method();
+    method->set_name(name);
+    method->set_input_type(".s.M");
+    method->set_output_type(".s.M");
+    method->set_client_streaming(client);
+    method->set_server_streaming(server);
+  }
+  absl::StatusOr<ProtoSchema> schema = FromFileDescriptorProtos({file});
+  ASSERT_TRUE(schema.ok()) << schema.status();
+  EXPECT_THAT(std::string(FindUnaryMethod(*schema, "s.S/Up").status().message()), ::testing::HasSubstr("is client-streaming;"));
+  EXPECT_THAT(std::string(FindUnaryMethod(*schema, "s.S/Both").status().message()),
+              ::testing::HasSubstr("is bidirectional-streaming;"));
+}
+
+TEST(FindUnaryMethod, ASchemaWithoutServicesSaysSo) {
+  google::protobuf::FileDescriptorProto file;
+  file.set_name("m.proto");
+  file.add_message_type()->set_name("M");
+  absl::StatusOr<ProtoSchema> schema = FromFileDescriptorProtos({file});
+  ASSERT_TRUE(schema.ok()) << schema.status();
+  EXPECT_EQ(FindUnaryMethod(*schema, "s.S/Get").status().message(),
+            "--call s.S/Get: no service s.S in the schema (it has no services)");
+}
+
+}  // namespace
+}  // namespace reco

@@ -1,0 +1,245 @@
+// See proto_schema.h.
+#include "core/proto_schema.h"
+
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <set>
+#include <sstream>
+#include <utility>
+
+#include <google/protobuf/compiler/importer.h>
+
+#include "absl/status/status.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
+#include "absl/strings/str_join.h"
+
+namespace reco {
+namespace {
+
+namespace pb = google::protobuf;
+namespace fs = std::filesystem;
+
+// Where libprotobuf-dev installs google/protobuf/*.proto: protoc searches it last, so
+// a user's file may import "google/protobuf/timestamp.proto" without an --import_path.
+constexpr char kWellKnownTypesRoot[] = "/usr/include";
+
+// Gathers what DescriptorPool::BuildFile rejects (a reflection server or a protoset
+// can send files that do not fit together).
+class BuildErrors : public pb::DescriptorPool::ErrorCollector {
+ public:
+  void AddError(const std::string& filename, const std::string& element_name, const pb::Message*,
+                ErrorLocation, const std::string& message) override {
+    errors_.push_back(absl::StrCat(filename, ": ", element_name, ": ", message));
+  }
+  std::string Text() const { return absl::StrJoin(errors_, "; "); }
+
+ private:
+  std::vector<std::string> errors_;
+};
+
+// Builds `name` into `pool` after its imports, depth first; `files` holds the protos.
+absl::Status BuildWithImports(const std::string& name, const std::string& imported_by,
+                              const std::map<std::string, pb::FileDescriptorProto>& files,
+                              std::set<std::string>& visiting, pb::DescriptorPool& pool,
+                              std::vector<std::string>& built) {
+  if (pool.FindFileByName(name) != nullptr) return absl::OkStatus();
+  auto it = files.find(name);
+  if (it == files.end()) {
+    return absl::InvalidArgumentError(
+        absl::StrCat(imported_by, " imports \"", name, "\", which is not among the files given"));
+  }
+  if (!visiting.insert(name).second) {
+    return absl::InvalidArgumentError(absl::StrCat("\"", name, "\" imports itself (an import cycle)"));
+  }
+  for (const std::string& dependency : it->second.dependency()) {
+    absl::Status status = BuildWithImports(dependency, name, files, visiting, pool, built);
+    if (!status.ok()) return status;
+  }
+  BuildErrors errors;
+  if (pool.BuildFileCollectingErrors(it->second, &errors) == nullptr) {
+    return absl::InvalidArgumentError(errors.Text());
+  }
+  built.push_back(name);
+  return absl::OkStatus();
+}
+
+// What protobuf's compiler reports while parsing .proto text. Its line and column
+// are zero-based; people (and protoc) count from one.
+class ImportErrors : public pb::compiler::MultiFileErrorCollector {
+ public:
+  void AddError(const std::string& filename, int line, int column, const std::string& message) override {
+    if (line < 0) {
+      // A file that could not be opened: an import not found on the search path.
+      not_found_.insert(filename);
+      return;
+    }
+    errors_.push_back(absl::StrFormat("%s:%d:%d: %s", filename, line + 1, column + 1, message));
+  }
+  bool empty() const { return errors_.empty() && not_found_.empty(); }
+  // One line: the imports not found (with where they were looked for), then the
+  // parser's own errors.
+  std::string Text(const std::vector<std::string>& searched) const {
+    std::vector<std::string> parts;
+    for (const std::string& file : not_found_) {
+      parts.push_back(absl::StrCat("import \"", file, "\" not found in --import_path or beside the file (searched: ",
+                                   absl::StrJoin(searched, ", "), ")"));
+    }
+    // Without the "was not found or had errors" echo of each missing import.
+    for (const std::string& error : errors_) {
+      bool echo = false;
+      for (const std::string& file : not_found_) {
+        echo = echo || error.find(absl::StrCat("Import \"", file, "\" was not found")) != std::string::npos;
+      }
+      if (!echo) parts.push_back(error);
+    }
+    return absl::StrJoin(parts, "; ");
+  }
+
+ private:
+  std::set<std::string> not_found_;
+  std::vector<std::string> errors_;
+};
+
+// `file` and its imports as FileDescriptorProtos, imports first, each once.
+void CollectProtos(const pb::FileDescriptor* file, std::set<std::string>& seen,
+                   std::vector<pb::FileDescriptorProto>& out) {
+  if (!seen.insert(file->name()).second) return;
+  for (int i = 0; i < file->dependency_count(); ++i) CollectProtos(file->dependency(i), seen, out);
+  pb::FileDescriptorProto proto;
+  file->CopyTo(&proto);
+  file->CopyJsonNameTo(&proto);  // CopyTo leaves out json_name: keep a file's own [json_name = ...]
+  out.push_back(std::move(proto));
+}
+
+std::string Absolute(const std::string& path) { return fs::absolute(path).lexically_normal().string(); }
+
+}  // namespace
+
+ProtoSchema::ProtoSchema()
+    : pool_(std::make_unique<pb::DescriptorPool>()), factory_(std::make_unique<pb::DynamicMessageFactory>()) {}
+
+ProtoSchema& ProtoSchema::operator=(ProtoSchema&& other) noexcept {
+  factory_ = std::move(other.factory_);  // first: the old prototypes read the old pool's descriptors
+  pool_ = std::move(other.pool_);
+  files_ = std::move(other.files_);
+  return *this;
+}
+
+const pb::Message& ProtoSchema::Prototype(const pb::Descriptor* type) const { return *factory_->GetPrototype(type); }
+
+const pb::Descriptor* ProtoSchema::FindMessage(absl::string_view full_name) const {
+  return pool_->FindMessageTypeByName(std::string(full_name));
+}
+
+const pb::ServiceDescriptor* ProtoSchema::FindService(absl::string_view full_name) const {
+  return pool_->FindServiceByName(std::string(full_name));
+}
+
+std::vector<std::string> ProtoSchema::Services() const {
+  std::vector<std::string> names;
+  for (const std::string& name : files_) {
+    const pb::FileDescriptor* file = pool_->FindFileByName(name);
+    for (int i = 0; i < file->service_count(); ++i) names.push_back(file->service(i)->full_name());
+  }
+  return names;
+}
+
+absl::StatusOr<ProtoSchema> FromFileDescriptorProtos(std::vector<pb::FileDescriptorProto> files) {
+  std::map<std::string, pb::FileDescriptorProto> by_name;
+  std::vector<std::string> order;
+  for (pb::FileDescriptorProto& file : files) {
+    std::string name = file.name();
+    if (by_name.emplace(name, std::move(file)).second) order.push_back(std::move(name));
+  }
+  ProtoSchema schema;
+  std::set<std::string> visiting;
+  for (const std::string& name : order) {
+    absl::Status status = BuildWithImports(name, "", by_name, visiting, *schema.pool_, schema.files_);
+    if (!status.ok()) return status;
+  }
+  return schema;
+}
+
+absl::StatusOr<ProtoSchema> LoadProtoFiles(const std::vector<std::string>& files,
+                                           const std::vector<std::string>& import_paths) {
+  if (files.empty()) return absl::InvalidArgumentError("--proto: no file given");
+  pb::compiler::DiskSourceTree tree;
+  std::vector<std::string> searched;
+  std::error_code error;
+  for (const std::string& path : import_paths) {
+    if (!fs::is_directory(path, error)) {
+      return absl::InvalidArgumentError(absl::StrCat("--import_path ", path, ": not a directory"));
+    }
+    searched.push_back(path);
+    tree.MapPath("", Absolute(path));
+  }
+  for (const std::string& file : files) {
+    if (!fs::is_regular_file(file, error)) {
+      return absl::InvalidArgumentError(absl::StrCat("--proto ", file, ": no such file"));
+    }
+    std::string directory = fs::path(file).parent_path().string();
+    searched.push_back(directory.empty() ? "." : directory);
+    tree.MapPath("", Absolute(directory.empty() ? "." : directory));
+  }
+  if (fs::exists(fs::path(kWellKnownTypesRoot) / "google/protobuf/descriptor.proto", error)) {
+    tree.MapPath("", kWellKnownTypesRoot);
+  }
+
+  ImportErrors errors;
+  pb::compiler::Importer importer(&tree, &errors);
+  std::set<std::string> seen;
+  std::vector<pb::FileDescriptorProto> protos;
+  for (const std::string& file : files) {
+    std::string virtual_file, shadowing;
+    switch (tree.DiskFileToVirtualFile(Absolute(file), &virtual_file, &shadowing)) {
+      case pb::compiler::DiskSourceTree::SUCCESS:
+        break;
+      case pb::compiler::DiskSourceTree::SHADOWED:
+        return absl::InvalidArgumentError(absl::StrCat("--proto ", file, ": its name \"", virtual_file,
+                                                       "\" finds ", shadowing,
+                                                       " first on the search path; reorder --import_path"));
+      case pb::compiler::DiskSourceTree::CANNOT_OPEN:
+        return absl::InvalidArgumentError(absl::StrCat("--proto ", file, ": cannot read it (", std::strerror(errno), ")"));
+      case pb::compiler::DiskSourceTree::NO_MAPPING:
+        return absl::InvalidArgumentError(absl::StrCat("--proto ", file, ": not under any --import_path"));
+    }
+    const pb::FileDescriptor* descriptor = importer.Import(virtual_file);
+    if (descriptor == nullptr || !errors.empty()) {
+      return absl::InvalidArgumentError(absl::StrCat("--proto ", file, ": ", errors.Text(searched)));
+    }
+    CollectProtos(descriptor, seen, protos);
+  }
+  absl::StatusOr<ProtoSchema> schema = FromFileDescriptorProtos(std::move(protos));
+  if (!schema.ok()) return absl::InvalidArgumentError(absl::StrCat("--proto: ", schema.status().message()));
+  return schema;
+}
+
+absl::StatusOr<ProtoSchema> LoadProtoset(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) {
+    return absl::InvalidArgumentError(absl::StrCat("--protoset ", path, ": cannot read it (", std::strerror(errno), ")"));
+  }
+  std::ostringstream bytes;
+  bytes << in.rdbuf();
+  pb::FileDescriptorSet set;
+  // An empty set, or one with fields a FileDescriptorSet does not have, is some other
+  // file that happened to parse (protobuf's wire format accepts much).
+  if (!set.ParseFromString(bytes.str()) || set.file_size() == 0 ||
+      set.GetReflection()->GetUnknownFields(set).field_count() > 0) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "--protoset ", path,
+        ": not a FileDescriptorSet (make one with protoc --include_imports --descriptor_set_out=FILE)"));
+  }
+  std::vector<pb::FileDescriptorProto> files(set.file().begin(), set.file().end());
+  absl::StatusOr<ProtoSchema> schema = FromFileDescriptorProtos(std::move(files));
+  if (!schema.ok()) {
+    return absl::InvalidArgumentError(absl::StrCat("--protoset ", path, ": ", schema.status().message(),
+                                                   " (was it made with protoc --include_imports?)"));
+  }
+  return schema;
+}
+
+}  // namespace reco

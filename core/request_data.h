@@ -1,0 +1,52 @@
+// RequestData and SerializedRequests: the request bytes reco_load sends to a method it
+// knows only from a schema (core/method_schema.h), read from its flags:
+//   --data JSON                   one request, JSON;
+//   --data_file FILE              JSON: one object (it may span lines), or JSON Lines
+//                                 (one object per line, blank lines skipped): several
+//                                 requests, which the caller cycles through;
+//   --data_file FILE --data_format binary
+//                                 the file is one serialized request, sent as it is;
+//   neither                       one empty request (every field at its default).
+//
+// Example:
+//   reco::RequestData data;
+//   data.json = R"({"account": "ada", "threads": 20})";
+//   absl::StatusOr<std::vector<std::string>> requests =
+//       reco::SerializedRequests(method.request, data);   // one request's bytes
+//
+// Every error is INVALID_ARGUMENT naming the flag, the line for JSON Lines, and the
+// field for JSON that does not fit the type (core/json_message.h).
+//
+// Thread-safety: pure functions (SerializedRequests reads the file).
+#ifndef ARENA_GRPC_CORE_REQUEST_DATA_H_
+#define ARENA_GRPC_CORE_REQUEST_DATA_H_
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <google/protobuf/descriptor.h>
+
+#include "absl/status/statusor.h"
+#include "absl/strings/string_view.h"
+
+namespace reco {
+
+struct RequestData {
+  enum class Format { kJson, kBinary };  // how --data_file is read (--data_format)
+
+  std::optional<std::string> json;       // --data
+  std::optional<std::string> file;       // --data_file
+  Format format = Format::kJson;         // --data_format
+};
+
+// --data_format's value: "json" or "binary".
+absl::StatusOr<RequestData::Format> ParseDataFormat(absl::string_view name);
+
+// The requests `data` describes, each serialized as a `type`; never empty.
+absl::StatusOr<std::vector<std::string>> SerializedRequests(const google::protobuf::Descriptor* type,
+                                                            const RequestData& data);
+
+}  // namespace reco
+
+#endif  // ARENA_GRPC_CORE_REQUEST_DATA_H_
