@@ -116,14 +116,17 @@ void AddProcessFigures(std::vector<Figure>* out) {
                      [](const ServerFigures& s) { return s.rss_bytes / kMiB; }));
   f.push_back(Server("server_peak_rss_mib", "server peak RSS (MiB)", 1,
                      [](const ServerFigures& s) { return s.peak_rss_bytes / kMiB; }));
-  f.push_back(Server("server_refused_over_budget", "refused: reply budget", 0,
-                     [](const ServerFigures& s) { return s.rpc_over_budget; }));
-  f.push_back(Server("server_abandoned", "abandoned mid-build", 0, [](const ServerFigures& s) { return s.rpc_abandoned; }));
+  f.push_back(Server("server_refused_over_budget", "refused: reply budget", 0, [](const ServerFigures& s) {
+    return s.from_reco_server() ? Value(s.rpc_over_budget) : Value();
+  }));
+  f.push_back(Server("server_abandoned", "abandoned mid-build", 0, [](const ServerFigures& s) {
+    return s.from_reco_server() ? Value(s.rpc_abandoned) : Value();
+  }));
   f.push_back(Server("server_budget_peak_mib", "reply budget peak (MiB)", 1, [](const ServerFigures& s) {
     return s.budget_enabled ? Value(s.budget_peak_bytes / kMiB) : Value();
   }));
   f.push_back(Server("server_trims", "malloc_trim calls", 0, [](const ServerFigures& s) {
-    return s.malloc_heap_available ? Value(s.trims) : Value();
+    return s.malloc_heap_available && s.from_reco_server() ? Value(s.trims) : Value();
   }));
   f.push_back(Server("server_heap_free_mib", "malloc free bytes (MiB)", 2, [](const ServerFigures& s) {
     return s.malloc_heap_available ? Value(s.heap_free_bytes / kMiB) : Value();

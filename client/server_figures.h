@@ -86,6 +86,9 @@ struct ServerFigures {
   // Adds a replica's figures of the same window (see above). An unavailable replica
   // makes the sum unavailable: a part of the fleet would pass for all of it.
   void AddReplica(const ServerFigures& replica, const std::string& address);
+  // reco_server's own figures (the reply budget, abandoned builds, malloc_trim) exist
+  // only in reco_server's snapshots, not the stats library's.
+  bool from_reco_server() const { return source.empty() || source == "reco_server"; }
   // For a server that cannot count its RPCs: takes the client's completed calls of the
   // same window as the RPCs every per-RPC figure divides by.
   void CountRpcsByClient(uint64_t client_completed);
