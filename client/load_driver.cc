@@ -5,6 +5,7 @@
 #include <chrono>
 #include <limits>
 #include <memory>
+#include <thread>
 
 #include "grpcpp/completion_queue.h"
 
@@ -41,9 +42,9 @@ class SlotLoop {
  public:
   SlotLoop(TargetLink* link, const RequestSet* requests, const LoadOptions& options, const WindowPlan& plan,
            int index, int threads, ClientFigures* stats, std::atomic<uint64_t>* progress,
-           std::atomic<int64_t>* calls_left, int64_t* last_counted_ns)
+           std::atomic<int64_t>* calls_left, int64_t* last_counted_ns, WindowGate* gate)
       : link_(link), requests_(requests), options_(options), plan_(plan), index_(index), threads_(threads),
-        stats_(stats), progress_(progress), calls_left_(calls_left), last_counted_ns_(last_counted_ns), rpc_deadline_ns_(absl::ToInt64Nanoseconds(options.rpc_deadline)),
+        stats_(stats), progress_(progress), calls_left_(calls_left), last_counted_ns_(last_counted_ns), gate_(gate), rpc_deadline_ns_(absl::ToInt64Nanoseconds(options.rpc_deadline)),
         interval_ns_(options.open_loop() ? 1e9 / options.rate : 0), variant_counter_(static_cast<uint64_t>(index)) {
     for (int s = index; s < options.concurrency; s += threads) free_slots_.push_back(s);
   }
@@ -150,26 +151,39 @@ class SlotLoop {
   }
 
   // Every slot sends again as soon as its call completes, until the window ends.
-  // In a counted window, until the run's `total` calls are sent.
+  // In a counted window, until the run's `total` calls are sent. A counted window
+  // starts with nothing in flight: at its start each slot parks until the thread's
+  // warm-up calls have all completed and the driver says go (after the server's
+  // snapshot), so the server's window holds exactly the counted calls.
   void RunClosedLoop() {
     int in_flight = 0;
-    bool counted = false;
-    for (int slot : free_slots_) {
+    std::vector<int> parked;
+    auto next = [&](int slot) {
+      bool counted = false;
       const int64_t now = MonotonicNanos();
-      if (!MaySend(now, &counted)) break;
-      Issue(slot, now, counted);
-      ++in_flight;
-    }
-    void* tag;
-    bool ok;
-    while (in_flight > 0 && cq_.Next(&tag, &ok)) {
-      const int slot = Complete(static_cast<Call*>(tag));
-      --in_flight;
-      const int64_t now = MonotonicNanos();
-      if (MaySend(now, &counted)) {
+      if (options_.counted() && now >= plan_.measure_start_ns && !gate_->open()) {
+        parked.push_back(slot);
+      } else if (MaySend(now, &counted)) {
         Issue(slot, now, counted);
         ++in_flight;
       }
+    };
+    for (int slot : free_slots_) next(slot);
+    void* tag;
+    bool ok;
+    while (true) {
+      if (in_flight == 0) {
+        if (parked.empty()) break;
+        gate_->WaitOpen();
+        std::vector<int> slots;
+        slots.swap(parked);
+        for (int slot : slots) next(slot);
+        if (in_flight == 0) break;
+      }
+      if (!cq_.Next(&tag, &ok)) break;
+      const int slot = Complete(static_cast<Call*>(tag));
+      --in_flight;
+      next(slot);
     }
   }
 
@@ -233,6 +247,7 @@ class SlotLoop {
   std::atomic<uint64_t>* const progress_;
   std::atomic<int64_t>* const calls_left_;  // counted window: the run's calls not yet claimed
   int64_t* const last_counted_ns_;          // when this thread's last counted call ended
+  WindowGate* const gate_;                  // counted window: when its calls may go
   const int64_t rpc_deadline_ns_;
   const double interval_ns_;  // open loop: between two requests of all threads together
   grpc::CompletionQueue cq_;
@@ -280,6 +295,7 @@ void LoadDriver::Start(const WindowPlan& plan) {
   plan_ = plan;
   progress_.store(0);
   calls_left_.store(options_.total);
+  gate_.Reset(ResolvedThreads(options_));
   threads_running_.store(ResolvedThreads(options_));
   const int threads = ResolvedThreads(options_);
   per_thread_.assign(threads, ClientFigures());
@@ -298,9 +314,24 @@ ClientFigures LoadDriver::Join() {
   return total;
 }
 
+void WindowGate::Reset(int threads) {
+  open_.store(false);
+  waiting_.store(0);
+  threads_ = threads;
+}
+
+void WindowGate::WaitOpen() {
+  waiting_.fetch_add(1);
+  while (!open()) std::this_thread::sleep_for(std::chrono::microseconds(200));
+}
+
+bool LoadDriver::warmup_drained() const {
+  return gate_.waiting() + (gate_.threads() - threads_running_.load()) >= gate_.threads();
+}
+
 void LoadDriver::RunThread(int index) {
   SlotLoop(link_, requests_, options_, plan_, index, static_cast<int>(per_thread_.size()), &per_thread_[index],
-           &progress_, &calls_left_, &last_counted_ns_[index])
+           &progress_, &calls_left_, &last_counted_ns_[index], &gate_)
       .Run();
   threads_running_.fetch_sub(1);
 }

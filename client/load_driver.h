@@ -13,6 +13,9 @@
 // A counted window (--total N, closed loop) has no end time: the threads share a
 // budget of N calls, sent after the warm-up; a call belongs to the window when it is
 // one of those N, and the window ends when the last of them completes (finished()).
+// It starts with nothing in flight: at the window's start the threads let their
+// warm-up calls complete and wait (warmup_drained()) until OpenWindow(), so that
+// server snapshots taken in between bracket exactly the N calls.
 //
 // Every call goes to the request set's method with options.metadata. Every
 // completion is checked (status; for Recommend, length and a sample byte for byte,
@@ -58,6 +61,24 @@ struct WindowPlan {
   static WindowPlan For(const LoadOptions& options);
 };
 
+// A counted window's start line: the driver's threads wait at it with nothing in
+// flight until the run opens it (after reading the server's stats).
+class WindowGate {
+ public:
+  void Reset(int threads);
+  void Open() { open_.store(true); }
+  bool open() const { return open_.load(); }
+  // Called by a thread with nothing in flight; returns once the gate is open.
+  void WaitOpen();
+  int waiting() const { return waiting_.load(); }
+  int threads() const { return threads_; }
+
+ private:
+  std::atomic<bool> open_{false};
+  std::atomic<int> waiting_{0};
+  int threads_ = 0;
+};
+
 class LoadDriver {
  public:
   LoadDriver(TargetLink* link, const RequestSet* requests, const LoadOptions& options);
@@ -70,6 +91,11 @@ class LoadDriver {
   uint64_t progress() const { return progress_.load(std::memory_order_relaxed); }
   // Every thread has ended: a counted window is over and Join() will not wait.
   bool finished() const { return threads_running_.load() == 0; }
+  // Counted window: every thread has finished its warm-up calls and waits at the
+  // window's start (or has ended); nothing is in flight. Then OpenWindow() lets the
+  // counted calls go.
+  bool warmup_drained() const;
+  void OpenWindow() { gate_.Open(); }
 
  private:
   void RunThread(int index);
@@ -84,6 +110,7 @@ class LoadDriver {
   std::atomic<uint64_t> progress_{0};
   std::atomic<int64_t> calls_left_{0};
   std::atomic<int> threads_running_{0};
+  WindowGate gate_;
 };
 
 }  // namespace reco

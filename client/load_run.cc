@@ -46,10 +46,10 @@ bool AllLoopback(const TargetLink& link) {
   return link.replicas() > 0;
 }
 
-// Until a counted window's calls have all completed: polled, so that the progress
-// line keeps moving and the stats snapshot follows the last call closely.
-void WaitForDriver(const LoadDriver& driver, const std::function<void()>& tick) {
-  for (int polls = 0; !driver.finished(); ++polls) {
+// Until `done` (a counted window's edges): polled, so that the progress line keeps
+// moving and the stats snapshot follows the edge closely.
+void WaitFor(const std::function<bool()>& done, const std::function<void()>& tick) {
+  for (int polls = 0; !done(); ++polls) {
     if (tick && polls % 25 == 0) tick();
     std::this_thread::sleep_for(std::chrono::milliseconds(10));
   }
@@ -166,10 +166,12 @@ RoundResult MeasureRound(ProbedTarget& target, const LoadOptions& options, int r
     if (progress) progress(ProgressLine(round, options, link.spec().name, plan, driver.progress()));
   };
   WaitUntil(plan.measure_start_ns, tick);
+  if (options.counted()) WaitFor([&] { return driver.warmup_drained(); }, tick);
   const std::vector<absl::StatusOr<v1::StatsSnapshot>> before = SnapshotAll(target, options);
   const WindowEdge open = OpenWindow();
   if (options.counted()) {
-    WaitForDriver(driver, tick);
+    driver.OpenWindow();
+    WaitFor([&] { return driver.finished(); }, tick);
   } else {
     WaitUntil(plan.measure_end_ns, tick);
   }
