@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <limits>
 #include <memory>
 
 #include "grpcpp/completion_queue.h"
@@ -21,6 +22,7 @@ struct Call {
   int64_t sent_ns = 0;
   int variant = 0;
   int slot = 0;
+  bool counted = false;  // one of --total's calls (a counted window)
 };
 
 gpr_timespec MonotonicDeadline(int64_t wake_ns, int64_t now_ns) {
@@ -38,9 +40,10 @@ constexpr int64_t kBacklogGraceNanos = 1'000'000'000;
 class SlotLoop {
  public:
   SlotLoop(TargetLink* link, const RequestSet* requests, const LoadOptions& options, const WindowPlan& plan,
-           int index, int threads, ClientFigures* stats, std::atomic<uint64_t>* progress)
+           int index, int threads, ClientFigures* stats, std::atomic<uint64_t>* progress,
+           std::atomic<int64_t>* calls_left, int64_t* last_counted_ns)
       : link_(link), requests_(requests), options_(options), plan_(plan), index_(index), threads_(threads),
-        stats_(stats), progress_(progress), rpc_deadline_ns_(absl::ToInt64Nanoseconds(options.rpc_deadline)),
+        stats_(stats), progress_(progress), calls_left_(calls_left), last_counted_ns_(last_counted_ns), rpc_deadline_ns_(absl::ToInt64Nanoseconds(options.rpc_deadline)),
         interval_ns_(options.open_loop() ? 1e9 / options.rate : 0), variant_counter_(static_cast<uint64_t>(index)) {
     for (int s = index; s < options.concurrency; s += threads) free_slots_.push_back(s);
   }
@@ -61,15 +64,28 @@ class SlotLoop {
  private:
   bool InWindow(int64_t t) const { return t >= plan_.measure_start_ns && t < plan_.measure_end_ns; }
 
-  void Issue(int slot, int64_t scheduled_ns) {
+  // In a counted window (--total), whether this thread may send one more call now:
+  // during the warm-up always (uncounted), in the window while the run's shared
+  // budget lasts.
+  bool MaySend(int64_t now, bool* counted) {
+    *counted = false;
+    if (!options_.counted()) return now < plan_.measure_end_ns;
+    if (now < plan_.measure_start_ns) return true;
+    *counted = calls_left_->fetch_sub(1, std::memory_order_relaxed) > 0;
+    return *counted;
+  }
+
+  void Issue(int slot, int64_t scheduled_ns, bool counted = false) {
     auto* call = new Call;
+    call->counted = counted;
     call->slot = slot;
     call->scheduled_ns = scheduled_ns;
     call->variant = static_cast<int>(variant_counter_++ % requests_->size());
     call->context.set_deadline(gpr_time_add(
         gpr_now(GPR_CLOCK_MONOTONIC),
         gpr_time_from_nanos(rpc_deadline_ns_, GPR_TIMESPAN)));
-    call->reader = link_->stub(slot).PrepareUnaryCall(&call->context, kRecommendMethod,
+    for (const auto& [key, value] : options_.metadata) call->context.AddMetadata(key, value);
+    call->reader = link_->stub(slot).PrepareUnaryCall(&call->context, requests_->method(),
                                                       requests_->request(call->variant), &cq_);
     call->sent_ns = MonotonicNanos();
     if (InWindow(call->sent_ns)) ++stats_->sent;
@@ -80,12 +96,20 @@ class SlotLoop {
     call->reader->Finish(&call->response, &call->status, call);
   }
 
-  // Records a finished call when it belongs to the window (by its schedule in an
-  // open loop, by its completion in a closed one); frees it and returns its slot.
+  // Whether a call finishing at `now` belongs to the window: by its schedule in an
+  // open loop, by being one of --total's calls in a counted one, else by its end.
+  bool Measured(const Call& call, int64_t now) const {
+    if (options_.counted()) return call.counted;
+    return InWindow(options_.open_loop() ? call.scheduled_ns : now);
+  }
+
+  // Records a finished call when it belongs to the window; frees it and returns its
+  // slot.
   int Complete(Call* call) {
     const int64_t now = MonotonicNanos();
     const int slot = call->slot;
-    if (InWindow(options_.open_loop() ? call->scheduled_ns : now)) {
+    if (call->counted) *last_counted_ns_ = now;
+    if (Measured(*call, now)) {
       ++stats_->completed;
       if (!call->status.ok()) {
         const int code = static_cast<int>(call->status.error_code());
@@ -101,7 +125,8 @@ class SlotLoop {
   // Checks an OK reply (its length always, its bytes on the first and every
   // verify_every-th) and records it.
   void RecordReply(Call& call, int64_t now) {
-    const bool sample = !verified_first_ || ++completions_ % static_cast<uint64_t>(options_.verify_every) == 0;
+    const bool sample = requests_->checks_replies() &&
+                        (!verified_first_ || ++completions_ % static_cast<uint64_t>(options_.verify_every) == 0);
     if (sample) {
       verified_first_ = true;
       ++stats_->verified;
@@ -125,17 +150,24 @@ class SlotLoop {
   }
 
   // Every slot sends again as soon as its call completes, until the window ends.
+  // In a counted window, until the run's `total` calls are sent.
   void RunClosedLoop() {
-    for (int slot : free_slots_) Issue(slot, MonotonicNanos());
-    int in_flight = static_cast<int>(free_slots_.size());
+    int in_flight = 0;
+    bool counted = false;
+    for (int slot : free_slots_) {
+      const int64_t now = MonotonicNanos();
+      if (!MaySend(now, &counted)) break;
+      Issue(slot, now, counted);
+      ++in_flight;
+    }
     void* tag;
     bool ok;
     while (in_flight > 0 && cq_.Next(&tag, &ok)) {
       const int slot = Complete(static_cast<Call*>(tag));
       --in_flight;
       const int64_t now = MonotonicNanos();
-      if (now < plan_.measure_end_ns) {
-        Issue(slot, now);
+      if (MaySend(now, &counted)) {
+        Issue(slot, now, counted);
         ++in_flight;
       }
     }
@@ -199,6 +231,8 @@ class SlotLoop {
   const int threads_;
   ClientFigures* const stats_;
   std::atomic<uint64_t>* const progress_;
+  std::atomic<int64_t>* const calls_left_;  // counted window: the run's calls not yet claimed
+  int64_t* const last_counted_ns_;          // when this thread's last counted call ended
   const int64_t rpc_deadline_ns_;
   const double interval_ns_;  // open loop: between two requests of all threads together
   grpc::CompletionQueue cq_;
@@ -219,7 +253,9 @@ WindowPlan WindowPlan::StartingNow(absl::Duration warmup, absl::Duration duratio
   WindowPlan p;
   p.start_ns = MonotonicNanos();
   p.measure_start_ns = p.start_ns + absl::ToInt64Nanoseconds(warmup);
-  p.measure_end_ns = p.measure_start_ns + absl::ToInt64Nanoseconds(duration);
+  p.measure_end_ns = duration == absl::InfiniteDuration()
+                         ? std::numeric_limits<int64_t>::max()
+                         : p.measure_start_ns + absl::ToInt64Nanoseconds(duration);
   return p;
 }
 
@@ -232,12 +268,23 @@ LoadDriver::~LoadDriver() {
   }
 }
 
+WindowPlan WindowPlan::For(const LoadOptions& options) {
+  if (options.counted()) return StartingNow(options.warmup, absl::InfiniteDuration());
+  if (options.open_loop() && options.total > 0) {
+    return StartingNow(options.warmup, absl::Seconds(static_cast<double>(options.total) / options.rate));
+  }
+  return StartingNow(options.warmup, options.duration);
+}
+
 void LoadDriver::Start(const WindowPlan& plan) {
   plan_ = plan;
   progress_.store(0);
+  calls_left_.store(options_.total);
+  threads_running_.store(ResolvedThreads(options_));
   const int threads = ResolvedThreads(options_);
   per_thread_.assign(threads, ClientFigures());
-  for (int i = 0; i < threads; ++i) threads_.emplace_back(&LoadDriver::RunThread, this, i, &per_thread_[i]);
+  last_counted_ns_.assign(threads, plan.measure_start_ns);
+  for (int i = 0; i < threads; ++i) threads_.emplace_back(&LoadDriver::RunThread, this, i);
 }
 
 ClientFigures LoadDriver::Join() {
@@ -245,12 +292,17 @@ ClientFigures LoadDriver::Join() {
   threads_.clear();
   ClientFigures total;
   for (const ClientFigures& s : per_thread_) total.Merge(s);
-  total.seconds = (plan_.measure_end_ns - plan_.measure_start_ns) / 1e9;
+  const int64_t end = options_.counted() ? *std::max_element(last_counted_ns_.begin(), last_counted_ns_.end())
+                                         : plan_.measure_end_ns;
+  total.seconds = (end - plan_.measure_start_ns) / 1e9;
   return total;
 }
 
-void LoadDriver::RunThread(int index, ClientFigures* stats) {
-  SlotLoop(link_, requests_, options_, plan_, index, static_cast<int>(per_thread_.size()), stats, &progress_).Run();
+void LoadDriver::RunThread(int index) {
+  SlotLoop(link_, requests_, options_, plan_, index, static_cast<int>(per_thread_.size()), &per_thread_[index],
+           &progress_, &calls_left_, &last_counted_ns_[index])
+      .Run();
+  threads_running_.fetch_sub(1);
 }
 
 }  // namespace reco

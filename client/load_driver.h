@@ -10,8 +10,13 @@
 //                (coordinated omission corrected, like wrk2); the uncorrected latency
 //                (from the actual send) and the schedule lag are recorded beside it.
 //
-// Every completion is checked (status, length; a sample byte for byte, see
-// RequestSet). At the window's end the slots stop sending and in-flight requests are
+// A counted window (--total N, closed loop) has no end time: the threads share a
+// budget of N calls, sent after the warm-up; a call belongs to the window when it is
+// one of those N, and the window ends when the last of them completes (finished()).
+//
+// Every call goes to the request set's method with options.metadata. Every
+// completion is checked (status; for Recommend, length and a sample byte for byte,
+// see RequestSet). At the window's end the slots stop sending and in-flight requests are
 // waited for (each has the RPC deadline), so Join() always returns.
 //
 // Example:
@@ -46,7 +51,11 @@ struct WindowPlan {
   int64_t measure_start_ns = 0;  // recording starts
   int64_t measure_end_ns = 0;    // recording and sending stop
 
+  // An infinite duration: a window with no end time (a counted one).
   static WindowPlan StartingNow(absl::Duration warmup, absl::Duration duration);
+  // The window `options` ask for: by --duration, or counted (--total), or with
+  // --rate and --total, total / rate long.
+  static WindowPlan For(const LoadOptions& options);
 };
 
 class LoadDriver {
@@ -59,9 +68,11 @@ class LoadDriver {
   ClientFigures Join();
   // OK responses so far in the measured window (for a progress line).
   uint64_t progress() const { return progress_.load(std::memory_order_relaxed); }
+  // Every thread has ended: a counted window is over and Join() will not wait.
+  bool finished() const { return threads_running_.load() == 0; }
 
  private:
-  void RunThread(int index, ClientFigures* stats);
+  void RunThread(int index);
 
   TargetLink* link_;
   const RequestSet* requests_;
@@ -69,7 +80,10 @@ class LoadDriver {
   WindowPlan plan_;
   std::vector<std::thread> threads_;
   std::vector<ClientFigures> per_thread_;
+  std::vector<int64_t> last_counted_ns_;  // per thread
   std::atomic<uint64_t> progress_{0};
+  std::atomic<int64_t> calls_left_{0};
+  std::atomic<int> threads_running_{0};
 };
 
 }  // namespace reco

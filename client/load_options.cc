@@ -7,6 +7,7 @@
 
 #include <arpa/inet.h>
 
+#include "absl/strings/ascii.h"
 #include "absl/strings/match.h"
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
@@ -137,21 +138,33 @@ absl::StatusOr<double> ParseRateFlag(absl::string_view value) {
   return rate;
 }
 
-std::vector<std::string> CollectTargetFlags(int argc, char** argv) {
+std::vector<std::string> CollectRepeatedFlag(int argc, char** argv, absl::string_view name, bool comma_lists) {
   std::vector<std::string> values;
+  auto add = [&](absl::string_view value) {
+    if (!comma_lists) {
+      values.emplace_back(value);
+      return;
+    }
+    for (absl::string_view v : absl::StrSplit(value, ',')) values.emplace_back(v);
+  };
+  const std::string with_value = absl::StrCat(name, "=");
   for (int i = 1; i < argc; ++i) {
     absl::string_view arg = argv[i];
     if (arg == "--") break;
     if (!absl::ConsumePrefix(&arg, "--")) {
       if (!absl::ConsumePrefix(&arg, "-")) continue;
     }
-    if (arg == "target" && i + 1 < argc) {
-      for (absl::string_view v : absl::StrSplit(argv[++i], ',')) values.emplace_back(v);
-    } else if (absl::ConsumePrefix(&arg, "target=")) {
-      for (absl::string_view v : absl::StrSplit(arg, ',')) values.emplace_back(v);
+    if (arg == name && i + 1 < argc) {
+      add(argv[++i]);
+    } else if (absl::ConsumePrefix(&arg, with_value)) {
+      add(arg);
     }
   }
   return values;
+}
+
+std::vector<std::string> CollectTargetFlags(int argc, char** argv) {
+  return CollectRepeatedFlag(argc, argv, "target", /*comma_lists=*/true);
 }
 
 absl::Time NextAlignedStart(absl::Time now, absl::Duration period) {
@@ -207,8 +220,63 @@ absl::Status ValidateLoadOptions(const LoadOptions& o) {
     return Bad("--max_error_rate", absl::StrCat("must be a fraction from 0 to 1, got ", o.max_error_rate));
   }
   if (o.probe_deadline <= absl::ZeroDuration()) return Bad("--probe_deadline", "must be positive");
-  if (o.rpc_deadline <= absl::ZeroDuration()) return Bad("--rpc_deadline", "must be positive");
+  if (o.rpc_deadline <= absl::ZeroDuration()) {
+    return Bad("--timeout", absl::StrCat("must be positive, got ", absl::FormatDuration(o.rpc_deadline)));
+  }
+  if (o.total < 0 || o.total > 1'000'000'000) {
+    return Bad("--total", absl::StrCat("must be from 1 to 1000000000 calls (0 or absent: by --duration), got ",
+                                       o.total));
+  }
+  if (o.total > 0 && o.open_loop() && o.total / o.rate > 86400) {
+    return Bad("--total", "with --rate makes a window of more than a day (total / rate seconds)");
+  }
+  if (o.tls_cert_pem.empty() != o.tls_key_pem.empty()) {
+    return Bad(o.tls_cert_pem.empty() ? "--tls_key" : "--tls_cert",
+               o.tls_cert_pem.empty() ? "needs --tls_cert (a client certificate is --tls_cert CHAIN.pem --tls_key KEY.pem)"
+                                      : "needs --tls_key (a client certificate is --tls_cert CHAIN.pem --tls_key KEY.pem)");
+  }
+  if (!o.tls_cert_pem.empty() && o.tls_ca_pem.empty()) {
+    return Bad("--tls_cert", "needs --tls_ca (a client certificate only applies to TLS)");
+  }
+  if (o.generic() && o.call.requests.empty()) return Bad("--call", "has no request to send");
   return absl::OkStatus();
+}
+
+absl::StatusOr<std::pair<std::string, std::string>> ParseMetadataFlag(absl::string_view value) {
+  const size_t eq = value.find('=');
+  if (eq == absl::string_view::npos || eq == 0) {
+    return Bad("--metadata", absl::StrCat("'", value, "': expected KEY=VALUE, e.g. authorization=Bearer x"));
+  }
+  const std::string key = absl::AsciiStrToLower(value.substr(0, eq));
+  const absl::string_view v = value.substr(eq + 1);
+  for (char c : key) {
+    if (!(absl::ascii_isdigit(c) || (c >= 'a' && c <= 'z') || c == '-' || c == '_' || c == '.')) {
+      return Bad("--metadata", absl::StrCat("key '", key, "': only letters, digits, '-', '_' and '.' may appear"));
+    }
+  }
+  if (absl::StartsWith(key, "grpc-")) {
+    return Bad("--metadata", absl::StrCat("key '", key, "': keys starting with grpc- are gRPC's own"));
+  }
+  if (!absl::EndsWith(key, "-bin")) {
+    for (char c : v) {
+      if (c < 0x20 || c > 0x7e) {
+        return Bad("--metadata", absl::StrCat("value of '", key,
+                                              "': only printable ASCII (use a key ending in -bin for bytes)"));
+      }
+    }
+  }
+  return std::pair<std::string, std::string>(key, std::string(v));
+}
+
+std::string DescribeWorkload(const LoadOptions& o) {
+  if (o.generic()) return absl::StrCat(o.call.method, ", ", o.call.requests.size(), " request(s)");
+  return absl::StrCat(o.items ? o.items : kDefaultItemCount, " items, ", TextProfileName(o.profile), " text");
+}
+
+std::string DescribeWindow(const LoadOptions& o) {
+  if (o.counted()) return absl::StrCat(o.total, " calls measured");
+  if (o.total > 0) return absl::StrCat(o.total, " calls scheduled");
+  return absl::StrCat(absl::FormatDuration(o.duration), " measured");
 }
 
 int ResolvedThreads(const LoadOptions& options) {

@@ -22,6 +22,7 @@
 
 #include <cstdint>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "absl/status/status.h"
@@ -43,6 +44,19 @@ struct TargetSpec {
   std::vector<std::string> Backends() const;
   bool IsDns() const;  // address is dns:///HOST:PORT
 };
+
+// What a generic run calls (--call): any unary method, with requests made from the
+// user's JSON or bytes (client/call_flags.h). Empty `method`: reco's Recommend, with
+// its requests built from items/profile/seed and every reply checked byte for byte.
+struct CallSpec {
+  std::string method;                 // on the wire: "/package.Service/Method"
+  std::string request_type;           // full names, for reports
+  std::string reply_type;
+  std::vector<std::string> requests;  // serialized; cycled through, one per call
+};
+
+// --metadata KEY=VALUE pairs, sent with every call.
+using CallMetadata = std::vector<std::pair<std::string, std::string>>;  // = rpc/unary_call.h RequestMetadata
 
 struct LoadOptions {
   // The first target is the baseline every ratio is computed against.
@@ -106,8 +120,27 @@ struct LoadOptions {
   std::string tls_ca_pem;
   std::string tls_server_name;
 
+  // TLS client certificate (mutual TLS): PEM chain and key (the contents of
+  // --tls_cert and --tls_key), both or neither, only with tls_ca_pem.
+  std::string tls_cert_pem;
+  std::string tls_key_pem;
+  // A generic run (--call); empty method for Recommend.
+  CallSpec call;
+  CallMetadata metadata;
+  // Calls per target and round in the measured window (--total); 0: by --duration.
+  // In an open loop it is the window's length instead: total / rate seconds.
+  int64_t total = 0;
+
   bool open_loop() const { return rate > 0; }
+  bool generic() const { return !call.method.empty(); }
+  // A closed loop that stops after `total` calls rather than at a time.
+  bool counted() const { return total > 0 && !open_loop(); }
 };
+
+// "KEY=VALUE" -> a metadata pair, or INVALID_ARGUMENT naming --metadata: keys are
+// lower case letters, digits, '-', '_' and '.', not starting with "grpc-"; values are
+// printable ASCII unless the key ends in "-bin" (then any bytes, sent base64 by gRPC).
+absl::StatusOr<std::pair<std::string, std::string>> ParseMetadataFlag(absl::string_view value);
 
 // "NAME=HOST:PORT" or "NAME=dns:///HOST:PORT" -> TargetSpec, or INVALID_ARGUMENT
 // naming --target.
@@ -144,10 +177,19 @@ absl::StatusOr<double> ParseRateFlag(absl::string_view value);
 // dash), each possibly comma-separated. absl keeps only the last occurrence of a
 // flag, and targets are repeatable, so main collects them itself.
 std::vector<std::string> CollectTargetFlags(int argc, char** argv);
+// The same for any repeatable flag (--metadata, --import_path); comma_lists splits
+// each value at its commas.
+std::vector<std::string> CollectRepeatedFlag(int argc, char** argv, absl::string_view name, bool comma_lists);
 
 // The driver threads a run uses: options.threads, or for 0 one per connection, at
 // most the machine's CPUs and at most `concurrency` (a thread without a slot idles).
 int ResolvedThreads(const LoadOptions& options);
+
+// For reports: what each call sends ("200 items, realistic text", or for --call
+// "/inbox.v1.Inbox/ListThreads, 3 request(s)"), and how long a window is ("5s
+// measured", "1000 calls measured").
+std::string DescribeWorkload(const LoadOptions& options);
+std::string DescribeWindow(const LoadOptions& options);
 
 // OK, or INVALID_ARGUMENT whose message starts with the offending flag ("--rate ...").
 absl::Status ValidateLoadOptions(const LoadOptions& options);

@@ -1,6 +1,7 @@
 #include "client/load_options.h"
 
 #include <algorithm>
+#include <functional>
 #include <thread>
 
 #include "gtest/gtest.h"
@@ -178,6 +179,68 @@ TEST(CollectTargetFlags, GathersEveryOccurrenceAndCommaLists) {
   for (std::string& a : args) argv.push_back(a.data());
   EXPECT_EQ(CollectTargetFlags(static_cast<int>(argv.size()), argv.data()),
             (std::vector<std::string>{"a=h:1", "b=h:2", "c=h:3", "d=h:4"}));
+}
+
+TEST(CollectRepeatedFlag, KeepsCommasWhenAskedTo) {
+  std::vector<std::string> args = {"reco_load", "--metadata", "a=1,2", "--metadata=b=x", "--call", "p.S/M"};
+  std::vector<char*> argv;
+  for (std::string& a : args) argv.push_back(a.data());
+  EXPECT_EQ(CollectRepeatedFlag(static_cast<int>(argv.size()), argv.data(), "metadata", false),
+            (std::vector<std::string>{"a=1,2", "b=x"}));
+}
+
+TEST(ParseMetadataFlag, SplitsAtTheFirstEqualsAndLowersTheKey) {
+  absl::StatusOr<std::pair<std::string, std::string>> m = ParseMetadataFlag("Authorization=Bearer a=b");
+  ASSERT_TRUE(m.ok()) << m.status();
+  EXPECT_EQ(m->first, "authorization");
+  EXPECT_EQ(m->second, "Bearer a=b");
+  m = ParseMetadataFlag("trace-bin=\x01\x02");
+  EXPECT_TRUE(m.ok()) << m.status();
+}
+
+TEST(ParseMetadataFlag, RefusesWhatGrpcWouldRefuseNamingTheFlag) {
+  for (const char* bad : {"novalue", "=v", "a key=v", "grpc-timeout=1S", "k=\t", "k\x01=v"}) {
+    absl::StatusOr<std::pair<std::string, std::string>> m = ParseMetadataFlag(bad);
+    ASSERT_FALSE(m.ok()) << bad;
+    EXPECT_EQ(m.status().message().rfind("--metadata", 0), 0u) << m.status();
+  }
+}
+
+TEST(ValidateLoadOptions, TotalTimeoutAndClientCertificateNameTheirFlags) {
+  const std::pair<std::function<void(LoadOptions*)>, const char*> cases[] = {
+      {[](LoadOptions* o) { o->total = -1; }, "--total"},
+      {[](LoadOptions* o) { o->total = 2'000'000'000; }, "--total"},
+      {[](LoadOptions* o) { o->total = 100'000'000, o->rate = 1; }, "--total"},
+      {[](LoadOptions* o) { o->rpc_deadline = absl::ZeroDuration(); }, "--timeout"},
+      {[](LoadOptions* o) { o->tls_ca_pem = "ca", o->tls_cert_pem = "c"; }, "--tls_cert needs --tls_key"},
+      {[](LoadOptions* o) { o->tls_ca_pem = "ca", o->tls_key_pem = "k"; }, "--tls_key needs --tls_cert"},
+      {[](LoadOptions* o) { o->tls_cert_pem = "c", o->tls_key_pem = "k"; }, "--tls_cert needs --tls_ca"},
+      {[](LoadOptions* o) { o->call.method = "/p.S/M"; }, "--call"},
+  };
+  for (const auto& [mutate, flag] : cases) {
+    LoadOptions o = Valid();
+    mutate(&o);
+    absl::Status s = ValidateLoadOptions(o);
+    ASSERT_FALSE(s.ok()) << flag;
+    EXPECT_EQ(s.message().rfind(flag, 0), 0u) << s;
+  }
+  LoadOptions o = Valid();
+  o.total = 1000;
+  o.tls_ca_pem = "ca", o.tls_cert_pem = "c", o.tls_key_pem = "k";
+  EXPECT_TRUE(ValidateLoadOptions(o).ok());
+  EXPECT_TRUE(o.counted());
+  o.rate = 100;
+  EXPECT_FALSE(o.counted());  // with --rate, --total sets the window's length
+}
+
+TEST(DescribeWorkload, SaysWhatEachCallSends) {
+  LoadOptions o = Valid();
+  EXPECT_EQ(DescribeWorkload(o), "200 items, realistic text");
+  EXPECT_EQ(DescribeWindow(o), "5s measured");
+  o.call = {"/inbox.v1.Inbox/ListThreads", "inbox.v1.ListThreadsRequest", "inbox.v1.ThreadPage", {"a", "b"}};
+  o.total = 500;
+  EXPECT_EQ(DescribeWorkload(o), "/inbox.v1.Inbox/ListThreads, 2 request(s)");
+  EXPECT_EQ(DescribeWindow(o), "500 calls measured");
 }
 
 }  // namespace

@@ -46,6 +46,15 @@ bool AllLoopback(const TargetLink& link) {
   return link.replicas() > 0;
 }
 
+// Until a counted window's calls have all completed: polled, so that the progress
+// line keeps moving and the stats snapshot follows the last call closely.
+void WaitForDriver(const LoadDriver& driver, const std::function<void()>& tick) {
+  for (int polls = 0; !driver.finished(); ++polls) {
+    if (tick && polls % 25 == 0) tick();
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
+}
+
 // With options.align_start, waits for the next multiple of it on the wall clock, not
 // the monotonic one: the processes to line up may run on different machines, whose
 // clocks NTP keeps within milliseconds of each other.
@@ -137,6 +146,10 @@ std::string ProgressLine(int round, const LoadOptions& options, const std::strin
     return absl::StrFormat("round %d/%d  %-12s warm-up", round, options.rounds, target);
   }
   const double s = (now - plan.measure_start_ns) / 1e9;
+  if (options.counted()) {
+    return absl::StrFormat("round %d/%d  %-12s %8d/%d calls  %8.0f req/s", round, options.rounds, target, ok_so_far,
+                           options.total, s > 0 ? ok_so_far / s : 0.0);
+  }
   return absl::StrFormat("round %d/%d  %-12s %4.1f/%.1f s  %8.0f req/s", round, options.rounds, target, s,
                          absl::ToDoubleSeconds(options.duration), s > 0 ? ok_so_far / s : 0.0);
 }
@@ -147,7 +160,7 @@ RoundResult MeasureRound(ProbedTarget& target, const LoadOptions& options, int r
                          const ProgressSink& progress) {
   TargetLink& link = *target.link;
   LoadDriver driver(&link, target.requests, options);
-  const WindowPlan plan = WindowPlan::StartingNow(options.warmup, options.duration);
+  const WindowPlan plan = WindowPlan::For(options);
   driver.Start(plan);
   auto tick = [&] {
     if (progress) progress(ProgressLine(round, options, link.spec().name, plan, driver.progress()));
@@ -155,7 +168,11 @@ RoundResult MeasureRound(ProbedTarget& target, const LoadOptions& options, int r
   WaitUntil(plan.measure_start_ns, tick);
   const std::vector<absl::StatusOr<v1::StatsSnapshot>> before = SnapshotAll(target, options);
   const WindowEdge open = OpenWindow();
-  WaitUntil(plan.measure_end_ns, tick);
+  if (options.counted()) {
+    WaitForDriver(driver, tick);
+  } else {
+    WaitUntil(plan.measure_end_ns, tick);
+  }
   const WindowEdge close = CloseWindow();
   const std::vector<absl::StatusOr<v1::StatsSnapshot>> after = SnapshotAll(target, options);
   RoundResult r;
@@ -165,6 +182,7 @@ RoundResult MeasureRound(ProbedTarget& target, const LoadOptions& options, int r
   r.client = driver.Join();
   r.client.client_cpu_seconds = close.process_cpu_seconds - open.process_cpu_seconds;
   AddServerFigures(target, before, after, &r);
+  r.server.CountRpcsByClient(r.client.completed);
   r.machine = MachineWindowOf(open.busy_cpu_seconds, close.busy_cpu_seconds,
                               (close.monotonic_ns - open.monotonic_ns) / 1e9, cpus, r.client.client_cpu_seconds,
                               ServerCpuOnThisMachine(link, r.server));
@@ -186,7 +204,8 @@ void AddRound(RoundResult r, TargetResult* t) {
 }  // namespace
 
 std::string GrpcFramedRequest(const LoadOptions& options) {
-  const std::string body = RequestSet::Variant(RequestShape(options), 0).SerializeAsString();
+  const std::string body = options.generic() ? options.call.requests.front()
+                                             : RequestSet::Variant(RequestShape(options), 0).SerializeAsString();
   std::string framed(5, '\0');
   for (int i = 0; i < 4; ++i) framed[1 + i] = static_cast<char>((body.size() >> (8 * (3 - i))) & 0xff);
   return framed + body;

@@ -34,7 +34,8 @@ using ProgressSink = std::function<void(const std::string& line)>;
 absl::StatusOr<RunReport> RunLoad(const LoadOptions& options, const std::string& command_line,
                                   const ProgressSink& progress);
 
-// The first request a run with these options sends, as a gRPC message on the wire:
+// The first request a run with these options sends (for --call, the first of the
+// user's requests), as a gRPC message on the wire:
 // a 0 byte (uncompressed), the 4-byte big-endian length, the serialized request.
 // h2load -d sends it, for comparing reco_load with a third-party client.
 std::string GrpcFramedRequest(const LoadOptions& options);

@@ -1,12 +1,16 @@
-// reco_load: drives reco.v1.Recommender servers with the gRPC async API and compares
-// them: client-side throughput and latency, server-side allocations, CPU and memory
-// per RPC (from each server's reco.v1.ServerStats).
+// reco_load: drives gRPC servers with the gRPC async API and compares them:
+// client-side throughput and latency, server-side allocations, CPU and memory per RPC
+// (from each server's reco.v1.ServerStats, when it serves it). By default it drives
+// reco.v1.Recommender and checks every reply; --call drives any unary method of your
+// own service (client/call_flags.h).
 //
 //   reco_load --target heap=127.0.0.1:50051 --target arena_pool=127.0.0.1:50052
 //             [--target arena_pool=127.0.0.1:50053 ...: a replica of arena_pool]
 //             [--lb_policy round_robin|pick_first]
 //             [--duration 5s] [--rounds 3] [--concurrency 16] [--rate 2000]
 //             [--json FILE] [--csv FILE] [--html FILE]
+//   reco_load --call inbox.v1.Inbox/ListThreads [--proto inbox.proto | --protoset FILE]
+//             [--data JSON | --data_file FILE] [--metadata k=v] [--total N] --target ...
 //   reco_load merge A.json B.json ... [--json FILE] [--csv FILE] [--html FILE]
 //       merges the JSON reports of reco_load processes that ran at the same time
 //       (client/report_merge.h) and prints the table.
@@ -27,6 +31,7 @@
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
 #include "absl/synchronization/mutex.h"
+#include "client/call_flags.h"
 #include "client/load_options.h"
 #include "client/load_run.h"
 #include "client/report_merge.h"
@@ -70,6 +75,25 @@ ABSL_FLAG(std::string, tls_ca, "",
           "PEM file of the roots to trust; when given, every target is dialled with TLS (grpc::SslCredentials).");
 ABSL_FLAG(std::string, tls_server_name, "",
           "With --tls_ca: the name checked against the server certificate instead of the target's host.");
+ABSL_FLAG(std::string, tls_cert, "", "With --tls_ca: PEM certificate chain of this client (mutual TLS); needs --tls_key.");
+ABSL_FLAG(std::string, tls_key, "", "With --tls_cert: PEM private key of the client certificate.");
+ABSL_FLAG(std::string, call, "",
+          "Drive this unary method of your own service instead of reco's Recommend: package.Service/Method. Its "
+          "types come from --proto, --protoset, or the server's reflection; the requests from --data or --data_file.");
+ABSL_FLAG(std::vector<std::string>, proto, {}, "With --call: .proto file(s) defining the method (repeatable).");
+ABSL_FLAG(std::vector<std::string>, import_path, {}, "With --proto: directories imports are searched in (repeatable).");
+ABSL_FLAG(std::string, protoset, "",
+          "With --call: a FileDescriptorSet (protoc --include_imports --descriptor_set_out=FILE) defining the method.");
+ABSL_FLAG(std::string, data, "", "With --call: the request as JSON (default: an empty request).");
+ABSL_FLAG(std::string, data_file, "",
+          "With --call: a file of requests: one JSON object, or one per line (cycled through), or with "
+          "--data_format binary one serialized request.");
+ABSL_FLAG(std::string, data_format, "json", "--data_file's format: json or binary.");
+ABSL_FLAG(std::vector<std::string>, metadata, {}, "KEY=VALUE sent as metadata with every call (repeatable).");
+ABSL_FLAG(int64_t, total, 0,
+          "Calls per target and round in the measured window, instead of --duration (with --rate: a window of "
+          "total/rate seconds).");
+ABSL_FLAG(std::string, timeout, "10s", "Deadline of each call.");
 ABSL_FLAG(bool, quiet, false, "No progress line on stderr (it is shown only on a terminal anyway).");
 
 namespace {
@@ -80,13 +104,15 @@ int Fail(int code, const std::string& message) {
 }
 
 // Flags -> LoadOptions, or the first bad flag.
-absl::StatusOr<reco::LoadOptions> OptionsFromFlags(const std::vector<std::string>& target_values) {
+absl::StatusOr<reco::LoadOptions> OptionsFromFlags(const std::vector<std::string>& target_values,
+                                                    const std::vector<std::string>& metadata_values) {
   reco::LoadOptions o;
   absl::StatusOr<std::vector<reco::TargetSpec>> targets = reco::ParseTargetFlags(target_values);
   if (!targets.ok()) return targets.status();
   o.targets = *std::move(targets);
   o.lb_policy = absl::GetFlag(FLAGS_lb_policy);
   for (auto [flag, value, out] : {std::tuple{"--duration", absl::GetFlag(FLAGS_duration), &o.duration},
+                                  std::tuple{"--timeout", absl::GetFlag(FLAGS_timeout), &o.rpc_deadline},
                                   std::tuple{"--warmup", absl::GetFlag(FLAGS_warmup), &o.warmup},
                                   std::tuple{"--probe_deadline", absl::GetFlag(FLAGS_probe_deadline),
                                              &o.probe_deadline},
@@ -124,9 +150,40 @@ absl::StatusOr<reco::LoadOptions> OptionsFromFlags(const std::vector<std::string
   } else if (!o.tls_server_name.empty()) {
     return absl::InvalidArgumentError("--tls_server_name needs --tls_ca (it only applies to TLS)");
   }
+  for (auto [flag, path, out] : {std::tuple{"--tls_cert", absl::GetFlag(FLAGS_tls_cert), &o.tls_cert_pem},
+                                 std::tuple{"--tls_key", absl::GetFlag(FLAGS_tls_key), &o.tls_key_pem}}) {
+    if (path.empty()) continue;
+    absl::StatusOr<std::string> pem = reco::ReadPemFile(flag, path);
+    if (!pem.ok()) return pem.status();
+    *out = *std::move(pem);
+  }
+  for (const std::string& value : metadata_values) {
+    absl::StatusOr<std::pair<std::string, std::string>> pair = reco::ParseMetadataFlag(value);
+    if (!pair.ok()) return pair.status();
+    o.metadata.push_back(*std::move(pair));
+  }
+  o.total = absl::GetFlag(FLAGS_total);
   absl::Status valid = reco::ValidateLoadOptions(o);
   if (!valid.ok()) return valid;
   return o;
+}
+
+// --call and its companions, as given.
+// (absl keeps no public record of which flags were given: argv is read for that.)
+reco::CallFlags CallFlagsFromFlags(int argc, char** argv, reco::RequestData::Format format) {
+  auto given = [&](const char* name) { return !reco::CollectRepeatedFlag(argc, argv, name, false).empty(); };
+  reco::CallFlags f;
+  f.call = absl::GetFlag(FLAGS_call);
+  f.proto_files = reco::CollectRepeatedFlag(argc, argv, "proto", /*comma_lists=*/true);
+  f.import_paths = reco::CollectRepeatedFlag(argc, argv, "import_path", /*comma_lists=*/true);
+  f.protoset = absl::GetFlag(FLAGS_protoset);
+  if (given("data")) f.data.json = absl::GetFlag(FLAGS_data);
+  if (given("data_file")) f.data.file = absl::GetFlag(FLAGS_data_file);
+  f.data.format = format;
+  for (const char* name : {"items", "profile", "seed", "variants", "verify_every"}) {
+    if (given(name)) f.recommend_flags_given.push_back(absl::StrCat("--", name));
+  }
+  return f;
 }
 
 // The table on stdout, then the files asked for by --json, --csv and --html.
@@ -167,10 +224,14 @@ int main(int argc, char** argv) {
   // ceiling server, for a check that guards gRPC's code, not ours.
   absl::SetMutexDeadlockDetectionMode(absl::OnDeadlockCycle::kIgnore);
   absl::SetProgramUsageMessage(
-      "Drives reco.v1.Recommender servers and compares them (client latency and QPS, server allocations per RPC).\n"
-      "Usage: reco_load --target NAME=HOST:PORT [--target ...] [--duration 5s] [--rounds 3] [--concurrency 16]\n"
-      "                 [--rate REQ_PER_S] [--json FILE] [--csv FILE] [--html FILE]\n"
-      "                 [--tls_ca CA.pem [--tls_server_name NAME]]\n"
+      "Drives gRPC servers and compares them (client latency and QPS, server allocations per RPC).\n"
+      "Usage: reco_load --target NAME=HOST:PORT [--target ...] [--duration 5s | --total N] [--rounds 3]\n"
+      "                 [--concurrency 16] [--rate REQ_PER_S] [--json FILE] [--csv FILE] [--html FILE]\n"
+      "                 [--tls_ca CA.pem [--tls_server_name NAME] [--tls_cert C.pem --tls_key K.pem]]\n"
+      "       Your own service: --call package.Service/Method [--proto FILE [--import_path DIR] | --protoset FILE]\n"
+      "                 [--data JSON | --data_file FILE [--data_format json|binary]] [--metadata KEY=VALUE ...]\n"
+      "                 types from the files, or from the server's reflection when neither is given\n"
+      "                 (docs/your-service.md). Without --call: reco.v1.Recommender, every reply checked.\n"
       "       NAME given again adds a replica to that target (--lb_policy round_robin|pick_first);\n"
       "       NAME=dns:///HOST:PORT is every address HOST resolves to (docs/load-client.md, \"Replicas\").\n"
       "       reco_load merge A.json B.json ... [--json FILE] [--csv FILE] [--html FILE]\n"
@@ -178,14 +239,24 @@ int main(int argc, char** argv) {
       "                 servers: latency histograms add bucket by bucket, counts add, QPS is over the longest\n"
       "                 window; the server side is not merged (docs/load-client.md, \"Distributed load\").");
   const std::vector<std::string> target_values = reco::CollectTargetFlags(argc, argv);
+  const std::vector<std::string> metadata_values = reco::CollectRepeatedFlag(argc, argv, "metadata", false);
   const std::string command_line = absl::StrJoin(argv, argv + argc, " ");
   std::vector<char*> rest = absl::ParseCommandLine(argc, argv);
   if (rest.size() > 1 && std::string(rest[1]) == "merge") {
     return Merge(std::vector<std::string>(rest.begin() + 2, rest.end()), command_line);
   }
   if (rest.size() > 1) return Fail(2, absl::StrCat("unexpected argument '", rest[1], "' (see --help)"));
-  absl::StatusOr<reco::LoadOptions> options = OptionsFromFlags(target_values);
+  absl::StatusOr<reco::LoadOptions> options = OptionsFromFlags(target_values, metadata_values);
   if (!options.ok()) return Fail(2, absl::StrCat(options.status().message(), " (see --help)"));
+  absl::StatusOr<reco::RequestData::Format> format = reco::ParseDataFormat(absl::GetFlag(FLAGS_data_format));
+  if (!format.ok()) return Fail(2, absl::StrCat(format.status().message(), " (see --help)"));
+  absl::StatusOr<reco::CallSpec> call =
+      reco::ResolveCall(CallFlagsFromFlags(argc, argv, *format), *options);
+  if (!call.ok()) {
+    const bool unreachable = call.status().code() == absl::StatusCode::kUnavailable;
+    return Fail(unreachable ? 3 : 2, absl::StrCat(call.status().message(), unreachable ? "" : " (see --help)"));
+  }
+  options->call = *std::move(call);
 
   if (!absl::GetFlag(FLAGS_write_request).empty()) {
     absl::Status written = reco::WriteFile(absl::GetFlag(FLAGS_write_request), reco::GrpcFramedRequest(*options));

@@ -94,12 +94,14 @@ void AddPhaseFigures(std::vector<Figure>* out) {
   f.push_back(Phase("server_serialize_allocs_per_rpc", "serialize allocs/RPC", 1, &ServerFigures::serialize, allocs));
   f.push_back(Phase("server_release_allocs_per_rpc", "release allocs/RPC", 1, &ServerFigures::release, allocs));
   f.push_back(Phase("server_release_frees_per_rpc", "release frees/RPC", 1, &ServerFigures::release, frees));
-  f.push_back(Server("server_process_allocs_per_rpc", "process allocs/RPC", 1,
-                     [](const ServerFigures& s) { return s.PerRpc(s.process.allocs); }));
+  f.push_back(Server("server_process_allocs_per_rpc", "process allocs/RPC", 1, [](const ServerFigures& s) {
+    return s.process_counted ? Value(s.PerRpc(s.process.allocs)) : Value();
+  }));
   f.push_back(Phase("server_build_kib_per_rpc", "build KiB allocated/RPC", 1, &ServerFigures::build,
                     [](const ServerFigures& s, const ServerPhase& p) { return s.PerRpc(p.allocations.bytes) / 1024; }));
-  f.push_back(Server("server_process_kib_per_rpc", "process KiB allocated/RPC", 1,
-                     [](const ServerFigures& s) { return s.PerRpc(s.process.bytes) / 1024; }));
+  f.push_back(Server("server_process_kib_per_rpc", "process KiB allocated/RPC", 1, [](const ServerFigures& s) {
+    return s.process_counted ? Value(s.PerRpc(s.process.bytes) / 1024) : Value();
+  }));
   f.push_back(Phase("server_build_p99_us", "build p99 (us)", 1, &ServerFigures::build, p99));
   f.push_back(Phase("server_serialize_p99_us", "serialize p99 (us)", 1, &ServerFigures::serialize, p99));
   f.push_back(Phase("server_release_p99_us", "release p99 (us)", 1, &ServerFigures::release, p99));
@@ -114,14 +116,17 @@ void AddProcessFigures(std::vector<Figure>* out) {
                      [](const ServerFigures& s) { return s.rss_bytes / kMiB; }));
   f.push_back(Server("server_peak_rss_mib", "server peak RSS (MiB)", 1,
                      [](const ServerFigures& s) { return s.peak_rss_bytes / kMiB; }));
-  f.push_back(Server("server_refused_over_budget", "refused: reply budget", 0,
-                     [](const ServerFigures& s) { return s.rpc_over_budget; }));
-  f.push_back(Server("server_abandoned", "abandoned mid-build", 0, [](const ServerFigures& s) { return s.rpc_abandoned; }));
+  f.push_back(Server("server_refused_over_budget", "refused: reply budget", 0, [](const ServerFigures& s) {
+    return s.from_reco_server() ? Value(s.rpc_over_budget) : Value();
+  }));
+  f.push_back(Server("server_abandoned", "abandoned mid-build", 0, [](const ServerFigures& s) {
+    return s.from_reco_server() ? Value(s.rpc_abandoned) : Value();
+  }));
   f.push_back(Server("server_budget_peak_mib", "reply budget peak (MiB)", 1, [](const ServerFigures& s) {
     return s.budget_enabled ? Value(s.budget_peak_bytes / kMiB) : Value();
   }));
   f.push_back(Server("server_trims", "malloc_trim calls", 0, [](const ServerFigures& s) {
-    return s.malloc_heap_available ? Value(s.trims) : Value();
+    return s.malloc_heap_available && s.from_reco_server() ? Value(s.trims) : Value();
   }));
   f.push_back(Server("server_heap_free_mib", "malloc free bytes (MiB)", 2, [](const ServerFigures& s) {
     return s.malloc_heap_available ? Value(s.heap_free_bytes / kMiB) : Value();

@@ -110,11 +110,11 @@ std::string RenderHtml(const RunReport& report) {
       "svg.chart{display:block;margin:16px 0;border:1px solid #eee}\n"
       "</style></head><body>\n<h1>reco_load report</h1>\n";
   absl::StrAppendFormat(
-      &s, "<p>%d round(s) per target, %s warm-up + %s measured each; %s; %d in flight, %d connection(s); %u items, %s text. "
+      &s, "<p>%d round(s) per target, %s warm-up + %s each; %s; %d in flight, %d connection(s); %s. "
       "Baseline for ratios: <b>%s</b>.</p>\n",
-      o.rounds, absl::FormatDuration(o.warmup), absl::FormatDuration(o.duration),
+      o.rounds, absl::FormatDuration(o.warmup), EscapeXml(DescribeWindow(o)),
       o.open_loop() ? absl::StrFormat("open loop at %g req/s", o.rate) : std::string("closed loop"), o.concurrency,
-      o.connections, o.items ? o.items : kDefaultItemCount, TextProfileName(o.profile),
+      o.connections, EscapeXml(DescribeWorkload(o)),
       EscapeXml(o.targets.empty() ? "" : o.targets[0].name));
   absl::StrAppendFormat(&s, "<p>CPU: %s (%d CPUs). protobuf %s, gRPC %s. Client malloc: %s. Started %s.</p>\n",
                         EscapeXml(e.cpu_model), e.cpus, EscapeXml(e.protobuf_version), EscapeXml(e.grpc_version),

@@ -207,6 +207,9 @@ void ServerToProto(const ServerFigures& s, v1::ReportServer* out) {
   PhaseToProto(s.serialize, out->mutable_serialize());
   PhaseToProto(s.release, out->mutable_release());
   CountsToProto(s.process, out->mutable_process_allocations());
+  out->set_source(s.source);
+  out->set_rpcs_from_client(s.rpcs_from_client);
+  out->set_process_counted(s.process_counted);
   out->set_cpu_user_seconds(s.cpu_user_seconds);
   out->set_cpu_system_seconds(s.cpu_system_seconds);
   out->set_rss_bytes(s.rss_bytes);
@@ -363,6 +366,13 @@ void ParametersToProto(const RunReport& report, v1::ReportParameters* out) {
   out->set_variants(o.variants);
   out->set_verify_every(o.verify_every);
   out->set_max_error_rate(o.max_error_rate);
+  out->set_call(o.call.method);
+  out->set_request_type(o.call.request_type);
+  out->set_reply_type(o.call.reply_type);
+  out->set_call_requests(static_cast<int32_t>(o.call.requests.size()));
+  for (const auto& [key, value] : o.metadata) out->add_metadata_keys(key);
+  out->set_total(static_cast<int32_t>(o.total));  // at most 1e9 (ValidateLoadOptions)
+  out->set_timeout_seconds(absl::ToDoubleSeconds(o.rpc_deadline));
 }
 
 absl::Status ParametersFromProto(const v1::ReportParameters& p, LoadOptions* o) {
@@ -387,6 +397,14 @@ absl::Status ParametersFromProto(const v1::ReportParameters& p, LoadOptions* o) 
   o->variants = p.variants();
   o->verify_every = p.verify_every();
   o->max_error_rate = p.max_error_rate();
+  o->call.method = p.call();
+  o->call.request_type = p.request_type();
+  o->call.reply_type = p.reply_type();
+  // The requests' bytes are not in a report; their number is (for DescribeWorkload).
+  o->call.requests.assign(std::max(0, p.call_requests()), std::string());
+  for (const std::string& key : p.metadata_keys()) o->metadata.emplace_back(key, "");
+  o->total = p.total();
+  if (p.timeout_seconds() > 0) o->rpc_deadline = absl::Seconds(p.timeout_seconds());
   return absl::OkStatus();
 }
 

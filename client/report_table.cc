@@ -93,11 +93,11 @@ std::string AlignedRows(const std::vector<Row>& rows) {
 
 std::string RunLine(const LoadOptions& o) {
   return absl::StrFormat(
-      "reco_load: %d round(s) x %d target(s), %s warm-up + %s measured each; %s, %d in flight, %d connection(s), "
-      "%d thread(s); %u items, %s text\n",
-      o.rounds, static_cast<int>(o.targets.size()), absl::FormatDuration(o.warmup), absl::FormatDuration(o.duration),
+      "reco_load: %d round(s) x %d target(s), %s warm-up + %s each; %s, %d in flight, %d connection(s), "
+      "%d thread(s); %s\n",
+      o.rounds, static_cast<int>(o.targets.size()), absl::FormatDuration(o.warmup), DescribeWindow(o),
       o.open_loop() ? absl::StrFormat("open loop at %g req/s", o.rate) : std::string("closed loop"), o.concurrency,
-      o.connections, o.threads, o.items ? o.items : kDefaultItemCount, TextProfileName(o.profile));
+      o.connections, o.threads, DescribeWorkload(o));
 }
 
 // What the table's marks mean, each replicated target's spread, the mallocs in use,

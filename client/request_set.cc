@@ -14,7 +14,7 @@
 namespace reco {
 
 RequestSet::RequestSet(const Catalogue& catalogue, const v1::RecommendRequest& shape, int variants)
-    : catalogue_(&catalogue) {
+    : method_(kRecommendMethod), catalogue_(&catalogue) {
   expected_items_ = std::min(EffectiveItemCount(shape), catalogue.size());
   for (int i = 0; i < variants; ++i) {
     v1::RecommendRequest req = Variant(shape, i);
@@ -23,6 +23,14 @@ RequestSet::RequestSet(const Catalogue& catalogue, const v1::RecommendRequest& s
     requests_.emplace_back(&slice, 1);
     expected_.push_back(BuildResponseBytes(catalogue, req));
     messages_.push_back(std::move(req));
+  }
+}
+
+RequestSet::RequestSet(std::string method, const std::vector<std::string>& serialized_requests)
+    : method_(std::move(method)) {
+  for (const std::string& wire : serialized_requests) {
+    grpc::Slice slice(wire);
+    requests_.emplace_back(&slice, 1);
   }
 }
 
@@ -50,10 +58,11 @@ int64_t RequestSet::CountItems(grpc::ByteBuffer* response) {
 }
 
 bool RequestSet::MatchesExpected(int i, const grpc::ByteBuffer& response) const {
-  return ByteBufferHolds(response, expected_[i]);
+  return !checks_replies() || ByteBufferHolds(response, expected_[i]);
 }
 
 ReplyCheck RequestSet::Check(int i, grpc::ByteBuffer* response, bool compare_bytes) const {
+  if (!checks_replies()) return ReplyCheck::kRight;
   if (response->Length() != expected_[i].size()) {
     return CountItems(response) == static_cast<int64_t>(expected_items_) ? ReplyCheck::kWrongContent
                                                                         : ReplyCheck::kWrongItemCount;

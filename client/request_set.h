@@ -14,6 +14,10 @@
 //   - only for a reply of the wrong length: CountItems() (walks the top-level fields,
 //     no allocation) to tell a wrong item count from wrong content.
 //
+// A generic set (reco_load --call) holds the user's requests for any unary method:
+// nothing is known about the replies, so Check() passes every OK reply and the
+// driver only counts its bytes.
+//
 // Example:
 //   reco::RequestSet set(*catalogue, request_template, 4);  // items, profile, seed; 4 variants
 //   grpc::ByteBuffer req = set.request(i);          // send this
@@ -36,6 +40,9 @@
 
 namespace reco {
 
+// The full method name of Recommend, as sent on the wire.
+inline constexpr char kRecommendMethod[] = "/reco.v1.Recommender/Recommend";
+
 enum class ReplyCheck { kRight, kWrongItemCount, kWrongContent };
 
 class RequestSet {
@@ -46,10 +53,18 @@ class RequestSet {
   // The catalogue must outlive the set.
   RequestSet(const Catalogue& catalogue, const v1::RecommendRequest& shape, int variants = kDefaultVariants);
 
+  // A generic set: `method` ("/pkg.Service/Method") with these serialized requests.
+  RequestSet(std::string method, const std::vector<std::string>& serialized_requests);
+
   // Request variant i of `shape`: what request_message(i) is, without building a
   // catalogue or an expected response.
   static v1::RecommendRequest Variant(const v1::RecommendRequest& shape, int i);
 
+  // The method every request goes to, as sent on the wire.
+  const std::string& method() const { return method_; }
+  // False for a generic set: replies are not checked beyond their status.
+  bool checks_replies() const { return catalogue_ != nullptr; }
+  // Only for a set made from a catalogue.
   const Catalogue& catalogue() const { return *catalogue_; }
   int size() const { return static_cast<int>(requests_.size()); }
   const v1::RecommendRequest& request_message(int i) const { return messages_[i]; }
@@ -61,13 +76,16 @@ class RequestSet {
   // The number of `items` fields (field 2) at the top level of a serialized
   // RecommendResponse, or -1 when the bytes are not a well-formed message.
   static int64_t CountItems(grpc::ByteBuffer* response);
-  // True when the response is byte for byte what BuildResponse makes for request i.
+  // True when the response is byte for byte what BuildResponse makes for request i
+  // (always for a generic set).
   bool MatchesExpected(int i, const grpc::ByteBuffer& response) const;
-  // The per-reply check (see above): length always, bytes when compare_bytes.
+  // The per-reply check (see above): length always, bytes when compare_bytes; kRight
+  // for every reply of a generic set.
   ReplyCheck Check(int i, grpc::ByteBuffer* response, bool compare_bytes) const;
 
  private:
-  const Catalogue* catalogue_;
+  std::string method_;
+  const Catalogue* catalogue_ = nullptr;  // null for a generic set
   std::vector<v1::RecommendRequest> messages_;
   std::vector<grpc::ByteBuffer> requests_;
   std::vector<std::string> expected_;

@@ -52,6 +52,9 @@ ServerFigures ServerFiguresBetween(const v1::StatsSnapshot& before, const v1::St
   w.serialize = Delta(after.serialize(), before.serialize());
   w.release = Delta(after.release(), before.release());
   w.process = Delta(after.process_allocations(), before.process_allocations());
+  w.process_counted = after.has_process_allocations();
+  w.source = after.source();
+  w.rpcs_from_client = after.rpcs_not_counted();
   w.cpu_user_seconds = std::max(0.0, after.cpu_user_seconds() - before.cpu_user_seconds());
   w.cpu_system_seconds = std::max(0.0, after.cpu_system_seconds() - before.cpu_system_seconds());
   w.rss_bytes = after.rss_bytes();
@@ -65,6 +68,15 @@ ServerFigures ServerFiguresBetween(const v1::StatsSnapshot& before, const v1::St
   w.arena_space_used = Delta(after.store().arena_space_used(), before.store().arena_space_used());
   w.arena_overflows = Delta(after.store().arena_overflows(), before.store().arena_overflows());
   return w;
+}
+
+void ServerFigures::CountRpcsByClient(uint64_t client_completed) {
+  if (!available || !rpcs_from_client) return;
+  rpcs = client_completed;
+  if (note.empty()) {
+    note = "the server cannot count its RPCs (stats library preloaded): per-RPC figures divide by the calls the "
+           "client completed in the window";
+  }
 }
 
 ServerFigures UnavailableServerFigures(const std::string& note) {
@@ -100,6 +112,8 @@ void ServerFigures::Merge(const ServerFigures& later) {
     mine->allocations += theirs->allocations;
   }
   process += later.process;
+  process_counted = process_counted && later.process_counted;
+  rpcs_from_client = rpcs_from_client || later.rpcs_from_client;
   cpu_user_seconds += later.cpu_user_seconds;
   cpu_system_seconds += later.cpu_system_seconds;
   rss_bytes = later.rss_bytes;

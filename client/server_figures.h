@@ -13,7 +13,9 @@
 // its processes' (the summed peaks are an upper bound: each replica peaked at its
 // own moment).
 // Per-RPC figures divide by the RPCs the SERVER answered in the window, so they do
-// not depend on how the client's window lines up with the server's.
+// not depend on how the client's window lines up with the server's -- except for a
+// server that cannot count them (StatsSnapshot.rpcs_not_counted: the stats library
+// preloaded into a binary), whose figures divide by the client's completed calls.
 //
 // Example:
 //   reco::ServerFigures w = reco::ServerFiguresBetween(before, after);
@@ -58,6 +60,15 @@ struct ServerFigures {
   double trim_seconds = 0;
   ServerPhase build, serialize, release;
   AllocationCounts process;  // every allocation of the server process
+  // False when the server could not count them (another malloc came before its
+  // counter): the process allocation figures are then n/a, not 0.
+  bool process_counted = true;
+  // Who filled the snapshots: "reco_server", "reco_server_stats" (the stats library in
+  // a user's server), "reco_server_stats_preload"; empty from older servers.
+  std::string source;
+  // The server could not count its RPCs (the preload library): `rpcs` is the replies
+  // the CLIENT completed in the window (CountRpcsByClient), and `note` says so.
+  bool rpcs_from_client = false;
   double cpu_user_seconds = 0;
   double cpu_system_seconds = 0;
   uint64_t rss_bytes = 0;
@@ -75,6 +86,12 @@ struct ServerFigures {
   // Adds a replica's figures of the same window (see above). An unavailable replica
   // makes the sum unavailable: a part of the fleet would pass for all of it.
   void AddReplica(const ServerFigures& replica, const std::string& address);
+  // reco_server's own figures (the reply budget, abandoned builds, malloc_trim) exist
+  // only in reco_server's snapshots, not the stats library's.
+  bool from_reco_server() const { return source.empty() || source == "reco_server"; }
+  // For a server that cannot count its RPCs: takes the client's completed calls of the
+  // same window as the RPCs every per-RPC figure divides by.
+  void CountRpcsByClient(uint64_t client_completed);
   // value / rpcs (0 when no RPC was answered).
   double PerRpc(uint64_t value) const { return rpcs ? static_cast<double>(value) / rpcs : 0.0; }
   double CpuMicrosPerRpc() const { return rpcs ? (cpu_user_seconds + cpu_system_seconds) * 1e6 / rpcs : 0.0; }

@@ -95,5 +95,33 @@ TEST(ServerFigures, AddReplicaWithOneUnavailableIsUnavailableNamingIt) {
   EXPECT_EQ(fleet.note, "replica 127.0.0.1:2: deadline exceeded");
 }
 
+// The stats library preloaded into a binary cannot count RPCs: the per-RPC figures
+// divide by the client's completed calls instead, and say so. A server whose counter
+// was not the malloc in use sends no process allocations: they are not counted, not 0.
+TEST(ServerFigures, PreloadedLibraryIsDividedByTheClientsCalls) {
+  LatencyHistogram none;
+  v1::StatsSnapshot before = Snapshot(0, 0, 1.0, none), after = Snapshot(0, 0, 3.0, none);
+  before.set_rpcs_not_counted(true);
+  after.set_rpcs_not_counted(true);
+  after.set_source("reco_server_stats_preload");
+  after.mutable_process_allocations()->set_allocs(5000);
+  ServerFigures w = ServerFiguresBetween(before, after);
+  EXPECT_TRUE(w.rpcs_from_client);
+  EXPECT_EQ(w.source, "reco_server_stats_preload");
+  w.CountRpcsByClient(1000);
+  EXPECT_EQ(w.rpcs, 1000u);
+  EXPECT_DOUBLE_EQ(w.PerRpc(w.process.allocs), 5.0);
+  EXPECT_NEAR(w.CpuMicrosPerRpc(), 2e6 / 1000, 1e-6);
+  EXPECT_NE(w.note.find("client completed"), std::string::npos) << w.note;
+
+  ServerFigures counted = ServerFiguresBetween(Snapshot(10, 0, 1.0, none), Snapshot(30, 0, 1.0, none));
+  counted.CountRpcsByClient(999);  // the server counted its own: kept
+  EXPECT_EQ(counted.rpcs, 20u);
+  EXPECT_TRUE(counted.process_counted);
+  v1::StatsSnapshot unmeasured = Snapshot(30, 0, 1.0, none);
+  unmeasured.clear_process_allocations();
+  EXPECT_FALSE(ServerFiguresBetween(Snapshot(10, 0, 1.0, none), unmeasured).process_counted);
+}
+
 }  // namespace
 }  // namespace reco

@@ -65,6 +65,8 @@ TargetLink::TargetLink(TargetSpec spec, int connections, int lookahead_bytes, Tl
   if (tls.on()) {
     grpc::SslCredentialsOptions ssl;
     ssl.pem_root_certs = tls.ca_pem;
+    ssl.pem_cert_chain = tls.cert_chain_pem;
+    ssl.pem_private_key = tls.private_key_pem;
     credentials = grpc::SslCredentials(ssl);
   }
   for (int i = 0; i < connections; ++i) {
@@ -109,25 +111,29 @@ TargetLink::TargetLink(TargetSpec spec, int connections, int lookahead_bytes, Tl
   }
 }
 
-absl::Status TargetLink::Probe(const RequestSet& requests, absl::Duration deadline) {
+TlsDial TlsDialOf(const LoadOptions& options) {
+  return TlsDial{options.tls_ca_pem, options.tls_server_name, options.tls_cert_pem, options.tls_key_pem};
+}
+
+absl::Status TargetLink::Probe(const RequestSet& requests, absl::Duration deadline, const CallMetadata& metadata) {
   const absl::Time until = absl::Now() + deadline;
   const std::string who = absl::StrCat("target ", spec_.name, " (", spec_.address, ")");
   for (size_t i = 0; i < channels_.size(); ++i) {
-    absl::Status s = ProbeChannel(*channels_[i], *stubs_[i], who, requests, deadline, until, i == 0);
+    absl::Status s = ProbeChannel(*channels_[i], *stubs_[i], who, requests, metadata, deadline, until, i == 0);
     if (!s.ok()) return s;
   }
   if (!own_replica_channels_) return absl::OkStatus();
   for (Replica& r : replicas_) {
     absl::Status s = ProbeChannel(*r.channel, *r.stub, absl::StrCat("target ", spec_.name, " backend ", r.address),
-                                  requests, deadline, until, /*check_bytes=*/true);
+                                  requests, metadata, deadline, until, /*check_bytes=*/true);
     if (!s.ok()) return s;
   }
   return absl::OkStatus();
 }
 
 absl::Status TargetLink::ProbeChannel(grpc::Channel& channel, grpc::GenericStub& stub, const std::string& who,
-                                      const RequestSet& requests, absl::Duration deadline, absl::Time until,
-                            bool check_bytes) {
+                                      const RequestSet& requests, const CallMetadata& metadata,
+                                      absl::Duration deadline, absl::Time until, bool check_bytes) {
   // A refused connection puts the channel in TRANSIENT_FAILURE at once; stopping
   // there (rather than waiting out gRPC's reconnect backoff) is what fails fast.
   for (grpc_connectivity_state state = channel.GetState(/*try_to_connect=*/true); state != GRPC_CHANNEL_READY;
@@ -139,19 +145,21 @@ absl::Status TargetLink::ProbeChannel(grpc::Channel& channel, grpc::GenericStub&
           who, " is unreachable: the connection failed",
           tls_ ? " (TLS: is the server using TLS, is --tls_ca the CA that signed its certificate, and does "
                  "--tls_server_name or the host match it?)"
-               : " (is a reco_server listening there? a TLS server needs --tls_ca)"));
+               : " (is a server listening there? a TLS server needs --tls_ca)"));
     }
     if (!channel.WaitForStateChange(state, ToGpr(until))) {
       return absl::UnavailableError(absl::StrCat(who, " is unreachable: no connection within ",
                                                  absl::FormatDuration(deadline)));
     }
   }
-  UnaryReply reply = BlockingUnaryCall(stub, kRecommendMethod, requests.request(0), until);
+  UnaryReply reply = BlockingUnaryCall(stub, requests.method(), requests.request(0), until, metadata);
   const grpc::Status& status = reply.status;
   if (!status.ok()) {
     // An insecure client that reached a TLS port sees the connection closed.
     const bool maybe_tls = !tls_ && status.error_code() == grpc::StatusCode::UNAVAILABLE;
-    return FromGrpc(status, absl::StrCat(who, " failed the probe Recommend",
+    const std::string what =
+        requests.checks_replies() ? "the probe Recommend" : absl::StrCat("the probe call of ", requests.method());
+    return FromGrpc(status, absl::StrCat(who, " failed ", what,
                                          tls_ ? " (over TLS)" : maybe_tls ? " (a TLS server needs --tls_ca)" : ""));
   }
   if (check_bytes && !requests.MatchesExpected(0, reply.message)) {

@@ -44,14 +44,18 @@ namespace reco {
 
 // How to dial: insecure when ca_pem is empty, else TLS trusting ca_pem's roots and
 // checking server_name (or, empty, the target's host) against the certificate.
+// cert_chain_pem and private_key_pem, when given, are the client's certificate
+// (mutual TLS).
 struct TlsDial {
   std::string ca_pem;
   std::string server_name;
+  std::string cert_chain_pem;
+  std::string private_key_pem;
   bool on() const { return !ca_pem.empty(); }
 };
 
-// The full method name of Recommend, as sent on the wire.
-inline constexpr char kRecommendMethod[] = "/reco.v1.Recommender/Recommend";
+// The TLS settings of a run's options.
+TlsDial TlsDialOf(const LoadOptions& options);
 
 class TargetLink {
  public:
@@ -68,13 +72,15 @@ class TargetLink {
   const std::string& replica_note() const { return replica_note_; }
   int connections() const { return static_cast<int>(channels_.size()); }
   grpc::GenericStub& stub(int i) { return *stubs_[i % stubs_.size()]; }
+  grpc::Channel& channel(int i) { return *channels_[i % channels_.size()]; }
 
-  // Connects every channel and sends one Recommend on each, within `deadline` in all;
-  // then the same on every replica's own channel, so that each backend is known to
-  // answer (a balanced load channel would reach only one of them). Checks the first
-  // answer byte for byte. UNAVAILABLE (unreachable), or the RPC's status, or
-  // DATA_LOSS (a wrong answer), with a message naming the target and the backend.
-  absl::Status Probe(const RequestSet& requests, absl::Duration deadline);
+  // Connects every channel and sends the set's first request on each (with
+  // `metadata`), within `deadline` in all; then the same on every replica's own
+  // channel, so that each backend is known to answer (a balanced load channel would
+  // reach only one of them). Checks the first answer byte for byte (Recommend only).
+  // UNAVAILABLE (unreachable), or the RPC's status, or DATA_LOSS (a wrong answer),
+  // with a message naming the target, the backend and the method.
+  absl::Status Probe(const RequestSet& requests, absl::Duration deadline, const CallMetadata& metadata = {});
 
   // One ServerStats snapshot (without reset) of replica `replica`. UNIMPLEMENTED when
   // the target has no stats service.
@@ -88,8 +94,8 @@ class TargetLink {
     std::unique_ptr<v1::ServerStats::Stub> stats;
   };
   absl::Status ProbeChannel(grpc::Channel& channel, grpc::GenericStub& stub, const std::string& who,
-                            const RequestSet& requests, absl::Duration deadline, absl::Time until,
-                            bool check_bytes);
+                            const RequestSet& requests, const CallMetadata& metadata, absl::Duration deadline,
+                            absl::Time until, bool check_bytes);
 
   TargetSpec spec_;
   bool tls_ = false;

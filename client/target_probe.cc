@@ -32,6 +32,11 @@ v1::RecommendRequest RequestShape(const LoadOptions& options) {
   return shape;
 }
 
+const RequestSet* RequestSets::Generic() {
+  if (!generic_) generic_ = std::make_unique<RequestSet>(call_.method, call_.requests);
+  return generic_.get();
+}
+
 const RequestSet* RequestSets::For(const CatalogueOptions& catalogue, int variants) {
   for (const auto& set : sets_) {
     const CatalogueOptions& c = set->catalogue().options();
@@ -46,21 +51,27 @@ const RequestSet* RequestSets::For(const CatalogueOptions& catalogue, int varian
 absl::StatusOr<ProbedTarget> ProbeTarget(const TargetSpec& spec, const LoadOptions& options, RequestSets* sets,
                                          std::vector<std::string>* warnings) {
   ProbedTarget t;
-  t.link = std::make_unique<TargetLink>(spec, options.connections, options.lookahead_bytes,
-                                        TlsDial{options.tls_ca_pem, options.tls_server_name}, options.lb_policy);
+  t.link = std::make_unique<TargetLink>(spec, options.connections, options.lookahead_bytes, TlsDialOf(options),
+                                        options.lb_policy);
   if (!t.link->replica_note().empty()) warnings->push_back(absl::StrCat(spec.name, ": ", t.link->replica_note()));
   // Stats first, for the catalogue; an unreachable target fails the probe below with
   // the clearer message.
   const absl::StatusOr<v1::StatsSnapshot> s = t.link->Snapshot(options.probe_deadline);
-  absl::StatusOr<CatalogueOptions> catalogue = CatalogueOf(spec, s);
-  if (!catalogue.ok()) return catalogue.status();
-  const bool ceiling = IsCeilingTarget(spec.name, s.ok() ? s->mode() : "");
-  t.requests = sets->For(*catalogue, ceiling ? 1 : options.variants);
-  if (absl::Status up = t.link->Probe(*t.requests, options.probe_deadline); !up.ok()) return up;
+  bool ceiling = false;
+  if (options.generic()) {
+    t.requests = sets->Generic();
+  } else {
+    absl::StatusOr<CatalogueOptions> catalogue = CatalogueOf(spec, s);
+    if (!catalogue.ok()) return catalogue.status();
+    ceiling = IsCeilingTarget(spec.name, s.ok() ? s->mode() : "");
+    t.requests = sets->For(*catalogue, ceiling ? 1 : options.variants);
+  }
+  if (absl::Status up = t.link->Probe(*t.requests, options.probe_deadline, options.metadata); !up.ok()) return up;
   t.has_stats = s.ok();
   if (!s.ok()) {
     t.stats_note = s.status().code() == absl::StatusCode::kUnimplemented
-                       ? "the target has no reco.v1.ServerStats service"
+                       ? "not served: the target has no reco.v1.ServerStats service (docs/your-service.md adds it "
+                         "to any C++ gRPC server)"
                        : std::string(s.status().message());
   }
   if (ceiling && options.variants > 1) {

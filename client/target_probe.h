@@ -1,7 +1,8 @@
 // ProbeTarget: the fail-fast step of a reco_load run. Before any load, each target
 // is connected to, its reco.v1.ServerStats read (for the catalogue its server builds
 // from), and one Recommend checked byte for byte against what core's builder makes
-// for the same request. An unreachable or wrong target ends the run with the probe's
+// for the same request (a generic run, --call: one call of the method, which must
+// answer OK). An unreachable or wrong target ends the run with the probe's
 // status naming it; a target without a stats service is still measured, client side
 // only (has_stats false and stats_note says why).
 //
@@ -35,14 +36,18 @@ v1::RecommendRequest RequestShape(const LoadOptions& options);
 // builds the catalogue's responses).
 class RequestSets {
  public:
-  explicit RequestSets(const LoadOptions& options) : shape_(RequestShape(options)) {}
+  explicit RequestSets(const LoadOptions& options) : shape_(RequestShape(options)), call_(options.call) {}
 
   // The set for this catalogue and number of variants, built on first use.
   const RequestSet* For(const CatalogueOptions& catalogue, int variants);
+  // A generic run's one set (options.call), for every target.
+  const RequestSet* Generic();
 
  private:
   const v1::RecommendRequest shape_;
+  const CallSpec call_;
   std::vector<std::unique_ptr<RequestSet>> sets_;
+  std::unique_ptr<RequestSet> generic_;
 };
 
 // One target after its probe: its connections, the requests it is sent (its replies

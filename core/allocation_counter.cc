@@ -160,10 +160,13 @@ __attribute__((constructor)) void InitExitKey() {
   }
 }
 
-const char* LibraryOfMalloc() {
+// The library whose malloc serves the process: the one we forward to, or, when
+// another definition comes before ours (Interposing() false), that one.
+const char* LibraryOfMalloc(bool interposing) {
   Ready();
+  void* serving = interposing ? reinterpret_cast<void*>(g_malloc) : dlsym(RTLD_DEFAULT, "malloc");
   Dl_info info;
-  if (dladdr(reinterpret_cast<void*>(g_malloc), &info) == 0 || info.dli_fname == nullptr) return "";
+  if (serving == nullptr || dladdr(serving, &info) == 0 || info.dli_fname == nullptr) return "";
   return info.dli_fname;
 }
 
@@ -192,7 +195,7 @@ AllocationCounts AllocationCounter::Process() {
 }
 
 std::string AllocationCounter::MallocName() {
-  std::string lib = LibraryOfMalloc();
+  std::string lib = LibraryOfMalloc(Interposing());
   for (const char* name : {"tcmalloc", "jemalloc", "mimalloc", "vgpreload"}) {
     if (lib.find(name) != std::string::npos) return name == std::string("vgpreload") ? "valgrind" : name;
   }
@@ -202,6 +205,17 @@ std::string AllocationCounter::MallocName() {
   if (lib.find("libtsan") != std::string::npos) return "tsan";
   if (lib.find("libc.so") != std::string::npos) return "glibc";
   return lib.empty() ? "unknown" : lib;
+}
+
+bool AllocationCounter::Interposing() {
+  // Compared by object, not by address: inside a shared library, &malloc names
+  // whichever definition won the lookup, so it cannot tell ours from another.
+  void* active = dlsym(RTLD_DEFAULT, "malloc");
+  Dl_info used, ours;
+  if (active == nullptr || dladdr(active, &used) == 0 || dladdr(reinterpret_cast<void*>(&Resolve), &ours) == 0) {
+    return false;
+  }
+  return used.dli_fbase == ours.dli_fbase;
 }
 
 }  // namespace reco

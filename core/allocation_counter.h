@@ -64,6 +64,12 @@ class AllocationCounter {
   // "mimalloc", "valgrind", "asan"/"tsan" in sanitizer builds, or the library's file
   // name), found from where malloc resolved.
   static std::string MallocName();
+  // True when the process's malloc (the definition every library's call resolves
+  // to) is this counter's. False when another definition comes first in symbol
+  // lookup order -- e.g. the counter lives in a shared library and an allocator was
+  // given with LD_PRELOAD, or a sanitizer runtime is loaded first -- and then the
+  // counts stay near zero whatever the process allocates.
+  static bool Interposing();
 };
 
 }  // namespace reco

@@ -11,9 +11,10 @@ namespace reco {
 std::string UnaryReply::Bytes() const { return ByteBufferBytes(message); }
 
 UnaryReply BlockingUnaryCall(grpc::GenericStub& stub, const std::string& method, const grpc::ByteBuffer& request,
-                             absl::Time deadline) {
+                             absl::Time deadline, const RequestMetadata& metadata) {
   grpc::ClientContext context;
   context.set_deadline(absl::ToChronoTime(deadline));
+  for (const auto& [key, value] : metadata) context.AddMetadata(key, value);
   grpc::CompletionQueue cq;
   auto call = stub.PrepareUnaryCall(&context, method, request, &cq);
   call->StartCall();
@@ -29,9 +30,9 @@ UnaryReply BlockingUnaryCall(grpc::GenericStub& stub, const std::string& method,
 }
 
 UnaryReply BlockingUnaryCall(grpc::GenericStub& stub, const std::string& method, const std::string& request,
-                             absl::Time deadline) {
+                             absl::Time deadline, const RequestMetadata& metadata) {
   grpc::Slice slice(request);
-  return BlockingUnaryCall(stub, method, grpc::ByteBuffer(&slice, 1), deadline);
+  return BlockingUnaryCall(stub, method, grpc::ByteBuffer(&slice, 1), deadline, metadata);
 }
 
 }  // namespace reco

@@ -18,6 +18,8 @@
 #define ARENA_GRPC_RPC_UNARY_CALL_H_
 
 #include <string>
+#include <utility>
+#include <vector>
 
 #include <grpcpp/generic/generic_stub.h>
 #include <grpcpp/support/byte_buffer.h>
@@ -33,12 +35,15 @@ struct UnaryReply {
   std::string Bytes() const;
 };
 
-// Sends `request` to `method` ("/package.Service/Method") and waits for the answer or
-// `deadline`.
+// Key-value pairs sent as the call's metadata.
+using RequestMetadata = std::vector<std::pair<std::string, std::string>>;
+
+// Sends `request` to `method` ("/package.Service/Method") with `metadata` and waits
+// for the answer or `deadline`.
 UnaryReply BlockingUnaryCall(grpc::GenericStub& stub, const std::string& method, const grpc::ByteBuffer& request,
-                             absl::Time deadline);
+                             absl::Time deadline, const RequestMetadata& metadata = {});
 UnaryReply BlockingUnaryCall(grpc::GenericStub& stub, const std::string& method, const std::string& request,
-                             absl::Time deadline);
+                             absl::Time deadline, const RequestMetadata& metadata = {});
 
 }  // namespace reco
 

@@ -38,8 +38,9 @@ if [ "$kind" = asan ]; then
   # flood_short, guard_cost_short, fragments_slices_short and compare_h2load_short check
   # figures of the real binary (peak RSS, cost ratios); ASan's quarantine and shadow
   # memory are not those figures. malloc_swap_short preloads other mallocs.
-  # patterns_standalone builds patterns/ as a project of its own, without these flags.
-  exclude='^alloc_ledger_(valgrind|mallocs)$|^(flood|guard_cost|fragments_slices|compare_h2load|malloc_swap)_short$|^flood_short_async$|^patterns_standalone$'
+  # patterns_standalone and inbox_standalone build a folder as a project of its own,
+  # without these flags.
+  exclude='^alloc_ledger_(valgrind|mallocs)$|^(flood|guard_cost|fragments_slices|compare_h2load|malloc_swap)_short$|^flood_short_async$|^(patterns|inbox)_standalone$'
   cmake --build "$build" -j"$(nproc)"
   ctest --test-dir "$build" --output-on-failure --timeout 900 -E "$exclude" "$@"
 else

@@ -134,6 +134,9 @@ absl::Status CheckOptions(const ServerOptions& o) {
     return absl::InvalidArgumentError(o.tls_cert_pem.empty() ? "tls_key_pem without tls_cert_pem: give both or neither"
                                                              : "tls_cert_pem without tls_key_pem: give both or neither");
   }
+  if (!o.tls_client_ca_pem.empty() && o.tls_cert_pem.empty()) {
+    return absl::InvalidArgumentError("tls_client_ca_pem without tls_cert_pem: client certificates need TLS");
+  }
   if (o.mode == ServingMode::kCeiling) {
     if (absl::Status s = ValidateRequest(o.ceiling_request); !s.ok()) {
       return absl::InvalidArgumentError(absl::StrCat("ceiling_request: ", s.message()));
@@ -144,10 +147,14 @@ absl::Status CheckOptions(const ServerOptions& o) {
   return absl::OkStatus();
 }
 
-// Insecure by default; with a certificate and key, TLS without client certificates.
+// Insecure by default; with a certificate and key, TLS; with client roots too, TLS
+// that requires and verifies a client certificate.
 std::shared_ptr<grpc::ServerCredentials> ListeningCredentials(const ServerOptions& o) {
   if (o.tls_cert_pem.empty()) return grpc::InsecureServerCredentials();
-  grpc::SslServerCredentialsOptions ssl;
+  grpc::SslServerCredentialsOptions ssl(o.tls_client_ca_pem.empty()
+                                            ? GRPC_SSL_DONT_REQUEST_CLIENT_CERTIFICATE
+                                            : GRPC_SSL_REQUEST_AND_REQUIRE_CLIENT_CERTIFICATE_AND_VERIFY);
+  ssl.pem_root_certs = o.tls_client_ca_pem;
   ssl.pem_key_cert_pairs.push_back({o.tls_key_pem, o.tls_cert_pem});
   return grpc::SslServerCredentials(ssl);
 }

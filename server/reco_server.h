@@ -137,6 +137,9 @@ struct ServerOptions {
   // by default). Start never logs or echoes either string.
   std::string tls_cert_pem;
   std::string tls_key_pem;
+  // Mutual TLS: PEM roots that a client certificate must chain to; every client must
+  // present one (the handshake fails otherwise). Empty: no client certificates.
+  std::string tls_client_ca_pem;
   // GetStats(reset=true) over RPC: refused PERMISSION_DENIED unless true. A reset
   // starts a new stats window for every reader of the server; anyone who can reach
   // the port could otherwise disturb a measurement (or, in a loop, the service).

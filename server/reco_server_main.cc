@@ -97,6 +97,9 @@ ABSL_FLAG(bool, measure, true, "time the build/serialize/release phases per RPC 
 ABSL_FLAG(std::string, tls_cert, "",
           "TLS (the spelling of --tls-cert: absl flag names have no '-'): PEM certificate chain file; with "
           "--tls_key, the port speaks TLS only. Both or neither; absent: insecure (the default)");
+ABSL_FLAG(std::string, tls_client_ca, "",
+          "Mutual TLS: PEM roots a client certificate must chain to; with it every client must present one. "
+          "Needs --tls_cert and --tls_key");
 ABSL_FLAG(std::string, tls_key, "",
           "TLS (the spelling of --tls-key): PEM private key file of --tls_cert. Never printed");
 ABSL_FLAG(absl::Duration, shutdown_deadline, absl::Seconds(5),
@@ -187,7 +190,15 @@ void ReadTlsFlags(reco::ServerOptions* o) {
     BadFlag(cert.empty() ? "--tls_key needs --tls_cert too (TLS takes both or neither)"
                          : "--tls_cert needs --tls_key too (TLS takes both or neither)");
   }
-  if (cert.empty()) return;
+  if (cert.empty()) {
+    if (!absl::GetFlag(FLAGS_tls_client_ca).empty()) BadFlag("--tls_client_ca needs --tls_cert and --tls_key (TLS)");
+    return;
+  }
+  if (!absl::GetFlag(FLAGS_tls_client_ca).empty()) {
+    absl::StatusOr<std::string> pem = reco::ReadPemFile("--tls_client_ca", absl::GetFlag(FLAGS_tls_client_ca));
+    if (!pem.ok()) BadFlag(std::string(pem.status().message()));
+    o->tls_client_ca_pem = *std::move(pem);
+  }
   // Only the flag and path reach stderr; the PEM text stays in memory.
   for (auto [flag, path, out] : {std::tuple{"--tls_cert", cert, &o->tls_cert_pem},
                                  std::tuple{"--tls_key", key, &o->tls_key_pem}}) {

@@ -199,6 +199,9 @@ TEST(ServerStatsTest, StatsRpcAnswersLikeTheInProcessCall) {
   v1::StatsSnapshot snapshot;
   ASSERT_TRUE(stub->GetStats(&context, request, &snapshot).ok());
   EXPECT_EQ(snapshot.mode(), "reuse");
+  EXPECT_EQ(snapshot.source(), "reco_server");
+  EXPECT_FALSE(snapshot.rpcs_not_counted());
+  EXPECT_TRUE(snapshot.has_process_allocations());
   EXPECT_EQ(snapshot.rpcs(), 1u);
   EXPECT_EQ(snapshot.pid(), getpid());
 }

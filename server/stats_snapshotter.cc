@@ -1,12 +1,7 @@
 // See stats_snapshotter.h.
 #include "server/stats_snapshotter.h"
 
-#include <unistd.h>
-
-#include <grpcpp/grpcpp.h>
-
 #include "core/histogram_proto.h"
-#include "google/protobuf/stubs/common.h"
 
 namespace reco {
 namespace {
@@ -32,14 +27,6 @@ void ToProto(const PhaseRecorder::Totals& totals, v1::StatsSnapshot* s) {
   ToProto(totals.phase[static_cast<int>(Phase::kBuild)], s->mutable_build());
   ToProto(totals.phase[static_cast<int>(Phase::kSerialize)], s->mutable_serialize());
   ToProto(totals.phase[static_cast<int>(Phase::kRelease)], s->mutable_release());
-}
-
-void ToProto(const GlibcHeap& heap, v1::MallocHeap* out) {
-  out->set_available(heap.available);
-  out->set_arena_bytes(heap.arena_bytes);
-  out->set_in_use_bytes(heap.in_use_bytes);
-  out->set_free_bytes(heap.free_bytes);
-  out->set_releasable_bytes(heap.releasable_bytes);
 }
 
 // Counters since `base`; the gauges (in use, peak) as they are now.
@@ -92,16 +79,12 @@ void ToProto(const MessageStoreStats& cur, const MessageStoreStats& base, v1::St
 }  // namespace
 
 StatsSnapshotter::StatsSnapshotter(std::string mode_name, Sources sources)
-    : mode_name_(std::move(mode_name)), sources_(sources), malloc_name_(AllocationCounter::MallocName()) {
-  ResetPeakRss();
+    : mode_name_(std::move(mode_name)), sources_(sources) {
   baseline_ = TakeBaseline();
 }
 
 StatsSnapshotter::Baseline StatsSnapshotter::TakeBaseline() const {
   Baseline b;
-  b.start = std::chrono::steady_clock::now();
-  b.process_allocations = AllocationCounter::Process();
-  b.process = ReadProcessMetrics();
   if (sources_.store != nullptr) b.store = sources_.store->Stats();
   if (sources_.budget != nullptr) b.budget = sources_.budget->stats();
   if (sources_.trimmer != nullptr) b.trim = sources_.trimmer->stats();
@@ -114,30 +97,20 @@ v1::StatsSnapshot StatsSnapshotter::Snapshot(bool reset) {
   // Read the totals first and the process figures right after, so both cover
   // (nearly) the same span.
   PhaseRecorder::Totals totals = sources_.recorder->Snapshot(reset);
+  process_.Fill(&s);
   Baseline now = TakeBaseline();
 
   s.set_mode(mode_name_);
-  s.set_malloc(malloc_name_);
-  s.set_pid(getpid());
-  s.set_window_seconds(std::chrono::duration<double>(now.start - baseline_.start).count());
+  s.set_source("reco_server");
   ToProto(totals, &s);
-  ToProto(now.process_allocations - baseline_.process_allocations, s.mutable_process_allocations());
-  s.set_cpu_user_seconds(now.process.cpu_user_seconds - baseline_.process.cpu_user_seconds);
-  s.set_cpu_system_seconds(now.process.cpu_system_seconds - baseline_.process.cpu_system_seconds);
-  s.set_rss_bytes(now.process.rss_bytes);
-  s.set_peak_rss_bytes(now.process.peak_rss_bytes);
-  ToProto(ReadGlibcHeap(malloc_name_), s.mutable_malloc_heap());
 
   if (sources_.budget != nullptr) ToProto(now.budget, baseline_.budget, sources_.reservations, s.mutable_budget());
   if (sources_.trimmer != nullptr && sources_.trimmer->enabled()) ToProto(now.trim, baseline_.trim, s.mutable_trim());
   if (sources_.catalogue != nullptr) ToProto(*sources_.catalogue, s.mutable_catalogue());
   if (sources_.store != nullptr) ToProto(now.store, baseline_.store, s.mutable_store());
 
-  s.set_protobuf_version(google::protobuf::internal::VersionString(GOOGLE_PROTOBUF_VERSION));
-  s.set_grpc_version(grpc::Version());
-
   if (reset) {
-    ResetPeakRss();
+    process_.Restart();
     if (sources_.budget != nullptr) sources_.budget->ResetPeak();
     baseline_ = TakeBaseline();
   }

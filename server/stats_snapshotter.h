@@ -2,7 +2,8 @@
 // over a window that starts when the server starts and again at every reset.
 //
 // Totals that only grow (process allocations, CPU time, store counters) are kept as
-// baselines taken at the window's start and reported as differences; the phase
+// baselines taken at the window's start and reported as differences (the process-wide
+// ones by a ProcessWindow, server/process_window.h, shared with stats/); the phase
 // histograms and RPC counts are reset in the PhaseRecorder itself. Gauges (RSS, idle
 // leases, in_use) are read as they are now; the peak RSS restarts at a reset.
 //
@@ -28,7 +29,7 @@
 #include "server/call_reservations.h"
 #include "server/phase_recorder.h"
 #include "server/memory_trimmer.h"
-#include "server/process_metrics.h"
+#include "server/process_window.h"
 #include "server/reply_budget.h"
 
 namespace reco {
@@ -49,10 +50,8 @@ class StatsSnapshotter {
   v1::StatsSnapshot Snapshot(bool reset);
 
  private:
+  // The sources' counters at the window's start (the process's are in process_).
   struct Baseline {
-    std::chrono::steady_clock::time_point start;
-    AllocationCounts process_allocations;
-    ProcessMetrics process;
     MessageStoreStats store;
     ReplyBudget::Stats budget;
     MemoryTrimmer::Stats trim;
@@ -61,8 +60,8 @@ class StatsSnapshotter {
 
   const std::string mode_name_;
   const Sources sources_;
-  const std::string malloc_name_;
   std::mutex mu_;
+  ProcessWindow process_;
   Baseline baseline_;
 };
 

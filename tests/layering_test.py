@@ -16,6 +16,14 @@ The layers, lowest first (a folder may include its own files and those listed):
   tools             core, patterns, proto
   bench             core, patterns, proto, server (a benchmark of the server's own
                     measurement, measure_cost_bench.cc; nothing includes bench/)
+  examples          nothing of the project's folders by path: an example builds alone
+                    with patterns/ beside it (tests/inbox_standalone.sh), including the
+                    pattern files by name ("pooled_arena_allocator.h")
+  stats             core, proto, and of server/ only the files in STATS_SERVER_FILES
+                    (the process-wide measurement reco_server and the stats library
+                    share); its tests may use patterns/ (feed.proto, raw_call.h).
+                    stats/server_stats.h, the one header a user includes, includes
+                    nothing of the project's (STATS_PUBLIC_HEADER)
   tests, fuzz, sanitizers: anything (they test the layers)
 Only quoted includes of the project's own folders are checked ("core/x.h").
 
@@ -39,8 +47,8 @@ import os
 import re
 import sys
 
-OWN_FOLDERS = {"proto", "patterns", "core", "rpc", "server", "client", "tools", "bench", "tests", "fuzz",
-               "sanitizers"}
+OWN_FOLDERS = {"proto", "patterns", "core", "rpc", "server", "client", "tools", "bench", "stats", "tests", "fuzz",
+               "sanitizers", "examples"}
 ALLOWED = {
     "patterns": set(),
     "core": {"core", "proto", "patterns"},
@@ -49,7 +57,12 @@ ALLOWED = {
     "client": {"client", "core", "rpc", "patterns", "proto"},
     "tools": {"tools", "core", "patterns", "proto"},
     "bench": {"bench", "core", "patterns", "proto", "server"},
+    "examples": set(),
+    "stats": {"stats", "core", "proto"},
 }
+# The server/ files stats/ may include (by stem): generic, nothing of Recommend.
+STATS_SERVER_FILES = {"process_metrics", "process_window", "phase_recorder"}
+STATS_PUBLIC_HEADER = "stats/server_stats.h"
 # core's floors, lowest first; a name is a file's stem (x for core/x.h and core/x.cc).
 CORE_FLOORS = [
     # The ground floor: the request's rules, and files that include no core file.
@@ -64,11 +77,11 @@ CORE_FLOORS = [
     ["catalogue", "reply_parts"],
     # The two ways of making a reply from them.
     ["response_builder", "fragment_reply"],
-    # What measures the replies, and the tests' helpers.
-    ["allocation_ledger", "test_util"],
+    # What measures the replies (any message's too), and the tests' helpers.
+    ["allocation_ledger", "message_ledger", "test_util"],
 ]
 # Tests of a layer may also use the layers' test helpers below them.
-TEST_EXTRA = {}
+TEST_EXTRA = {"stats": {"patterns"}}
 # What patterns/ may include besides its own files (PATTERNS_RULE).
 LIBRARY_PREFIXES = ("absl/", "google/", "grpc/", "grpcpp/", "gtest/", "gmock/")
 GENERATED = {"feed.pb.h", "feed.grpc.pb.h"}
@@ -89,6 +102,9 @@ def violations(root):
                 with open(path, encoding="utf-8") as f:
                     for number, line in enumerate(f, 1):
                         m = INCLUDE.match(line)
+                        if m and layer == "stats" and m.group(1) == "server" and \
+                                re.match(r'^\s*#\s*include\s+"server/([a-z_]+)\.h"', line).group(1) in STATS_SERVER_FILES:
+                            continue
                         if m and m.group(1) in OWN_FOLDERS and m.group(1) not in ok:
                             found.append(f"{os.path.relpath(path, root)}:{number}: {layer}/ must not include "
                                          f"{m.group(1)}/ ({line.strip()})")
@@ -141,6 +157,18 @@ def pattern_include_violations(root):
     return found
 
 
+def stats_header_violations(root):
+    """Quoted includes in the stats library's public header: a user's server includes
+    it alone (with grpcpp), so it may name nothing of the project's."""
+    found = []
+    with open(os.path.join(root, STATS_PUBLIC_HEADER), encoding="utf-8") as f:
+        for number, line in enumerate(f, 1):
+            if QUOTED_INCLUDE.match(line):
+                found.append(f"{STATS_PUBLIC_HEADER}:{number}: the public header includes only <...> library "
+                             f"headers ({line.strip()})")
+    return found
+
+
 def license_violations(root):
     """Files of patterns/ whose first line does not carry the SPDX license line: a
     pattern is copied file by file into other services, and its license must go with it
@@ -166,7 +194,8 @@ def main():
               file=sys.stderr)
         return 2
     root = sys.argv[1]
-    found = violations(root) + core_floor_violations(root) + pattern_include_violations(root) + license_violations(root)
+    found = (violations(root) + core_floor_violations(root) + pattern_include_violations(root) +
+             stats_header_violations(root) + license_violations(root))
     for v in found:
         print(v)
     checked = ", ".join(sorted(ALLOWED))

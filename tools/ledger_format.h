@@ -26,6 +26,7 @@
 #include <string>
 
 #include "core/allocation_ledger.h"
+#include "core/message_ledger.h"
 
 namespace reco {
 
@@ -39,6 +40,19 @@ std::string LedgerToJson(const Ledger& ledger);
 // A fixed-width table for terminals (`alloc_ledger`, the default --format=text): a
 // heading line, then one row per mode and phase, the fragments path's rows last.
 std::string LedgerToTable(const Ledger& ledger);
+
+// `alloc_ledger --proto ... --message T --data_file F --format=json`:
+// {"message":"feed.v1.FeedResponse","dynamic":true,"serialized_bytes":N,"cycles":8,
+//  "malloc":"glibc","shape":{"strings":S,"long_strings":L,"small_string_bytes":15,
+//  "sub_messages":M,"repeated_fields":R,"repeated_elements":E},
+//  "modes":{"heap":{"build":{...},"serialize":{...},"release":{...}},...},
+//  "dynamic_overhead":{"serialize":{"allocs":A,"frees":F},"reuse_build":{"allocs":A},
+//  "reuse_release":{"allocs":A,"frees":F}}}   (dynamic_overhead only when dynamic)
+std::string MessageLedgerToJson(const MessageLedger& ledger, const DynamicOverhead& overhead);
+
+// The table: a heading with the shape, the rows, and for dynamic messages the lines
+// saying what generated code would not count (DynamicOverhead).
+std::string MessageLedgerToTable(const MessageLedger& ledger, const DynamicOverhead& overhead);
 
 }  // namespace reco
 

@@ -12,7 +12,8 @@
 #       it, and returns 1.
 #       Call it directly, not in $(...): a subshell would lose the pid.
 #   reco_server_port LOG   prints the port of the listening line in LOG
-#       ("reco_server: listening on 127.0.0.1:PORT mode=MODE[ tls=on]"); returns 1
+#       ("reco_server: listening on 127.0.0.1:PORT mode=MODE[ tls=on]", or the
+#       example's "inbox_server (VARIANT) listening on 127.0.0.1:PORT"); returns 1
 #       when LOG has none (yet).
 #   stop_reco_server [PID] SIGTERM to PID (default SERVER_PID), waits up to 15 s,
 #       sets SERVER_RC to its exit status; one that ignores SIGTERM is killed and
@@ -43,7 +44,8 @@ sanitized_build() { grep -qaE '__(asan|tsan)_init' "$1"; }
 
 reco_server_port() {
   local port
-  port=$(sed -n 's/^reco_server: listening on 127\.0\.0\.1:\([0-9][0-9]*\) mode=.*$/\1/p' "$1" 2>/dev/null) || return 1
+  port=$(sed -n -e 's/^reco_server: listening on 127\.0\.0\.1:\([0-9][0-9]*\) mode=.*$/\1/p' \
+    -e 's/^inbox_server ([a-z_]*) listening on 127\.0\.0\.1:\([0-9][0-9]*\)$/\1/p' "$1" 2>/dev/null) || return 1
   [ -n "$port" ] || return 1
   echo "$port"
 }

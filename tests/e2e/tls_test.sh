@@ -2,7 +2,9 @@
 # reco_load against a TLS reco_server (certificates made here with openssl): with
 # --tls_ca a short bounded run exits 0 with zero errors; without --tls_ca, or
 # trusting another CA, or checking a name the certificate lacks, it fails fast
-# (exit 3) before any load; an unreadable --tls_ca is a bad flag (exit 2).
+# (exit 3) before any load; an unreadable --tls_ca is a bad flag (exit 2). Mutual
+# TLS: against reco_server --tls_client_ca, --tls_cert/--tls_key pass, and no client
+# certificate or one from another CA fails fast.
 #   tests/e2e/tls_test.sh RECO_SERVER RECO_LOAD
 set -uo pipefail
 server=$1 load=$2
@@ -42,7 +44,24 @@ echo "ok: no --tls_ca, another CA, a wrong name: exit 3 in $(( $(date +%s) - sta
 
 expect_load 2 "--tls_ca $tmp/missing.pem: cannot read" --target "$target" "${short[@]}" --tls_ca "$tmp/missing.pem"
 expect_load 2 "--tls_server_name needs --tls_ca" --target "$target" "${short[@]}" --tls_server_name localhost
+expect_load 2 "--tls_cert needs --tls_key" --target "$target" "${short[@]}" --tls_ca "$tmp/good.crt" \
+  --tls_cert "$tmp/good.crt"
+expect_load 2 "--tls_cert needs --tls_ca" --target "$target" "${short[@]}" --tls_cert "$tmp/good.crt" \
+  --tls_key "$tmp/good.key"
 echo "ok: bad TLS flags exit 2"
 stop_reco_server
-grep -q "PRIVATE KEY" "$tmp/s.out" "$tmp/s.err" && fail "the server log holds key material"
+
+# Mutual TLS: a server that requires a client certificate signed by good's key.
+start_reco_server --stderr "$tmp/m.err" "$tmp/m.out" "$server" --mode arena_pool \
+  --tls_cert "$tmp/good.crt" --tls_key "$tmp/good.key" --tls_client_ca "$tmp/good.crt" ||
+  fail "reco_server --tls_client_ca did not start"
+target="arena_pool=127.0.0.1:$SERVER_PORT"
+expect_load 0 "" --target "$target" "${short[@]}" --tls_ca "$tmp/good.crt" --tls_cert "$tmp/good.crt" \
+  --tls_key "$tmp/good.key"
+expect_load 3 "unreachable\|TLS" --target "$target" "${short[@]}" --tls_ca "$tmp/good.crt"
+expect_load 3 "unreachable\|TLS" --target "$target" "${short[@]}" --tls_ca "$tmp/good.crt" \
+  --tls_cert "$tmp/other.crt" --tls_key "$tmp/other.key"
+echo "ok: mutual TLS: the client certificate is sent; none, or one from another CA, fails fast"
+stop_reco_server
+grep -q "PRIVATE KEY" "$tmp/s.out" "$tmp/s.err" "$tmp/m.out" "$tmp/m.err" && fail "the server log holds key material"
 echo PASS

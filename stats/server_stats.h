@@ -1,0 +1,114 @@
+// Server-side figures for any C++ gRPC server: one line at the grpc::ServerBuilder
+// adds reco.v1.ServerStats/GetStats (proto/stats.proto), the service reco_load reads
+// around each measured window, exactly as it reads reco_server's.
+//
+//   #include "server_stats.h"
+//   grpc::ServerBuilder builder;
+//   builder.AddListeningPort("127.0.0.1:50051", grpc::InsecureServerCredentials());
+//   builder.RegisterService(&my_service);
+//   reco::EnableServerStats(builder, "heap");   // the one line
+//   std::unique_ptr<grpc::Server> server = builder.BuildAndStart();
+//   // reco_load --target 127.0.0.1:50051 ... now shows allocations, CPU and RSS per RPC
+//
+// What a snapshot holds (StatsSnapshot, source "reco_server_stats"): the label as
+// `mode`; the RPCs the server answered in the window by final status (rpcs = OK,
+// rpc_errors = any other, UNIMPLEMENTED for a method the server does not serve
+// included; GetStats calls are not counted); every allocation of the
+// process (the malloc family and operator new/delete are replaced by counting
+// versions when the library is linked); CPU time, resident memory and its peak,
+// glibc's heap (mallinfo2); the build phase when handlers use StatsBuildScope; the
+// protobuf and gRPC versions. Totals cover a window that starts when the first
+// server is enabled; GetStats(reset = true) starts a new one, but is refused
+// PERMISSION_DENIED unless ServerStatsOptions::allow_reset is set (a reset restarts
+// the window for every reader; reco_load subtracts two snapshots instead).
+//
+// Link (stats/README.md): this header plus ONE file, libreco_server_stats.so, which
+// carries everything else (the stats service's generated code, the allocation
+// counter, the process metrics). With CMake:
+//   target_include_directories(my_server PRIVATE <repo>/stats)
+//   target_link_libraries(my_server PRIVATE <build>/stats/libreco_server_stats.so gRPC::grpc++)
+// or by hand:
+//   g++ -std=c++17 my_server.cc -I<repo>/stats <build>/stats/libreco_server_stats.so
+//       $(pkg-config --cflags --libs grpc++ protobuf) -Wl,-rpath,<build>/stats -o my_server
+// (one line; the .so before the -l libraries, as everywhere here).
+// The library must come before libc in the executable's symbol lookup order (it
+// does when it is linked as above: libc comes last). An allocator given with
+// LD_PRELOAD comes first and takes the calls: then process_allocations is left
+// unset; preload the stats library ahead of it to count again
+// (LD_PRELOAD="<build>/stats/libreco_server_stats.so libtcmalloc_minimal.so.4").
+// A server that cannot be rebuilt: libreco_server_stats_preload.so (README).
+//
+// Interceptors: EnableServerStats installs the RPC-counting interceptor with
+// builder.experimental().SetInterceptorCreators(), which REPLACES the builder's list.
+// A server with interceptors of its own calls EnableServerStats first, then
+// SetInterceptorCreators with its vector holding NewServerStatsInterceptorFactory()
+// once: the later call replaces EnableServerStats' list, so exactly one counting
+// interceptor is active and each RPC is counted once. (Called the other way round,
+// EnableServerStats would drop the server's own interceptors.)
+//
+// Memory: fixed-size state allocated once per process (the counters and the build
+// phase's histograms); nothing is kept per call. Per RPC, the interceptor costs one
+// allocation and one free (gRPC deletes interceptors when a call ends), counted in
+// process_allocations like everything else; GetStats calls cost nothing there.
+//
+// Thread-safety: EnableServerStats and NewServerStatsInterceptorFactory before
+// BuildAndStart, from the thread that owns the builder. StatsBuildScope on any thread.
+// Several servers in one process share the process-wide figures and the counts.
+#ifndef ARENA_GRPC_STATS_SERVER_STATS_H_
+#define ARENA_GRPC_STATS_SERVER_STATS_H_
+
+#include <chrono>
+#include <cstdint>
+#include <memory>
+#include <string>
+
+#include <grpcpp/server_builder.h>
+#include <grpcpp/support/server_interceptor.h>
+
+namespace reco {
+
+struct ServerStatsOptions {
+  // Becomes StatsSnapshot.mode (e.g. "heap", "pooled_arena"); empty -> "service".
+  std::string label;
+  // Honour GetStatsRequest.reset; otherwise such a call is refused PERMISSION_DENIED.
+  bool allow_reset = false;
+};
+
+// Adds reco.v1.ServerStats (GetStats) to the builder and an interceptor that counts
+// the server's RPCs (not the stats calls themselves), by final status OK / not OK.
+// `label` becomes StatsSnapshot.mode (e.g. "heap" / "pooled_arena"); empty -> "service".
+void EnableServerStats(grpc::ServerBuilder& builder, const std::string& label = "");
+void EnableServerStats(grpc::ServerBuilder& builder, const ServerStatsOptions& options);
+
+// For servers that set their own interceptors (SetInterceptorCreators replaces the
+// list, EnableServerStats' interceptor included): put this in that vector, once,
+// and call SetInterceptorCreators after EnableServerStats (see above).
+std::unique_ptr<grpc::experimental::ServerInterceptorFactoryInterface> NewServerStatsInterceptorFactory();
+
+// Optional, one line in a handler: while alive, this thread's allocations and the
+// elapsed time are attributed to the build phase (StatsSnapshot.build: allocations
+// summed over the window, latency one sample per scope).
+//
+//   grpc::ServerUnaryReactor* GetFeed(grpc::CallbackServerContext* ctx,
+//                                     const FeedRequest* req, FeedResponse* resp) override {
+//     reco::StatsBuildScope build;   // from here to the end of the handler
+//     ...fill resp...
+//   }
+//
+// Only the constructing thread's allocations count: create and destroy it on the
+// same thread, around work that stays on that thread.
+class StatsBuildScope {
+ public:
+  StatsBuildScope();
+  ~StatsBuildScope();
+  StatsBuildScope(const StatsBuildScope&) = delete;
+  StatsBuildScope& operator=(const StatsBuildScope&) = delete;
+
+ private:
+  uint64_t allocs_, frees_, bytes_;  // this thread's counts at construction
+  std::chrono::steady_clock::time_point start_;
+};
+
+}  // namespace reco
+
+#endif  // ARENA_GRPC_STATS_SERVER_STATS_H_

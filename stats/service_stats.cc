@@ -1,0 +1,43 @@
+// See service_stats.h.
+#include "stats/service_stats.h"
+
+#include "core/histogram_proto.h"
+
+namespace reco {
+
+ServiceStats& ServiceStats::Get() {
+  // Leaked on purpose (see the header): never destroyed, so never used after destruction.
+  static ServiceStats* const stats = new ServiceStats();
+  return *stats;
+}
+
+v1::StatsSnapshot ServiceStats::Snapshot(const StatsIdentity& identity, bool reset) {
+  std::lock_guard<std::mutex> lock(mu_);
+  v1::StatsSnapshot s;
+  // The counts first and the process figures right after, so both cover (nearly)
+  // the same span.
+  const PhaseRecorder::Totals totals = recorder_.Snapshot(reset);
+  window_.Fill(&s);
+  s.set_mode(identity.label.empty() ? "service" : identity.label);
+  s.set_source(identity.source);
+  s.set_rpcs_not_counted(identity.rpcs_not_counted);
+  if (!identity.rpcs_not_counted) {
+    s.set_rpcs(totals.rpcs);
+    s.set_rpc_errors(totals.rpc_errors);
+    s.set_rpc_invalid(totals.invalid);
+    s.set_rpc_over_budget(totals.over_budget);
+    s.set_rpc_abandoned(totals.abandoned);
+  }
+  if (build_measured_.load(std::memory_order_relaxed)) {
+    const PhaseRecorder::PhaseTotals& build = totals.phase[static_cast<int>(Phase::kBuild)];
+    HistogramToProto(build.latency, s.mutable_build()->mutable_latency());
+    v1::AllocationTotals* allocations = s.mutable_build()->mutable_allocations();
+    allocations->set_allocs(build.allocations.allocs);
+    allocations->set_frees(build.allocations.frees);
+    allocations->set_bytes(build.allocations.bytes);
+  }
+  if (reset) window_.Restart();
+  return s;
+}
+
+}  // namespace reco
