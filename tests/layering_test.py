@@ -9,7 +9,8 @@ The layers, lowest first (a folder may include its own files and those listed):
   proto             nothing of the project's
   core              proto, patterns
   rpc               core, proto (the RPC utilities server and client share; core for
-                    reading a reply's bytes, core/byte_buffer_bytes.h)
+                    reading a reply's bytes, core/byte_buffer_bytes.h, and for the
+                    schema server reflection fills, core/proto_schema.h)
   server            core, rpc, patterns, proto
   client            core, rpc, patterns, proto
   tools             core, patterns, proto
