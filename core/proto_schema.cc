@@ -147,6 +147,15 @@ std::vector<std::string> ProtoSchema::Services() const {
   return names;
 }
 
+std::vector<std::string> ProtoSchema::Messages() const {
+  std::vector<std::string> names;
+  for (auto it = files_.rbegin(); it != files_.rend(); ++it) {  // files_ holds dependencies first
+    const pb::FileDescriptor* file = pool_->FindFileByName(*it);
+    for (int i = 0; i < file->message_type_count(); ++i) names.push_back(file->message_type(i)->full_name());
+  }
+  return names;
+}
+
 absl::StatusOr<ProtoSchema> FromFileDescriptorProtos(std::vector<pb::FileDescriptorProto> files) {
   std::map<std::string, pb::FileDescriptorProto> by_name;
   std::vector<std::string> order;
@@ -176,10 +185,19 @@ absl::StatusOr<ProtoSchema> LoadProtoFiles(const std::vector<std::string>& files
     searched.push_back(path);
     tree.MapPath("", Absolute(path));
   }
-  for (const std::string& file : files) {
-    if (!fs::is_regular_file(file, error)) {
-      return absl::InvalidArgumentError(absl::StrCat("--proto ", file, ": no such file"));
+  std::vector<std::string> disk_files;
+  for (const std::string& given : files) {
+    // A path on disk, or (as protoc and grpcurl take it) a name under an --import_path.
+    std::string file = given;
+    for (size_t i = 0; !fs::is_regular_file(file, error) && fs::path(given).is_relative() && i < import_paths.size();
+         ++i) {
+      file = (fs::path(import_paths[i]) / given).string();
     }
+    if (!fs::is_regular_file(file, error)) {
+      return absl::InvalidArgumentError(absl::StrCat("--proto ", given, ": no such file",
+                                                     import_paths.empty() ? "" : " (nor under any --import_path)"));
+    }
+    disk_files.push_back(file);
     std::string directory = fs::path(file).parent_path().string();
     searched.push_back(directory.empty() ? "." : directory);
     tree.MapPath("", Absolute(directory.empty() ? "." : directory));
@@ -192,7 +210,7 @@ absl::StatusOr<ProtoSchema> LoadProtoFiles(const std::vector<std::string>& files
   pb::compiler::Importer importer(&tree, &errors);
   std::set<std::string> seen;
   std::vector<pb::FileDescriptorProto> protos;
-  for (const std::string& file : files) {
+  for (const std::string& file : disk_files) {
     std::string virtual_file, shadowing;
     switch (tree.DiskFileToVirtualFile(Absolute(file), &virtual_file, &shadowing)) {
       case pb::compiler::DiskSourceTree::SUCCESS:

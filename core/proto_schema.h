@@ -52,6 +52,9 @@ class ProtoSchema {
   const google::protobuf::ServiceDescriptor* FindService(absl::string_view full_name) const;
   // Every service's full name, in file order (for "did you mean" lists in errors).
   std::vector<std::string> Services() const;
+  // The top-level messages' full names, in file order, the files' own before their
+  // imports' (the same use).
+  std::vector<std::string> Messages() const;
   const google::protobuf::DescriptorPool& pool() const { return *pool_; }
   // The default instance of `type` (one of this schema's), to make messages from:
   // Prototype(type).New(arena). Thread-safe; the messages must not outlive the schema.
@@ -72,7 +75,8 @@ class ProtoSchema {
 // file but no flag (callers prefix their own: "--protoset x.pb: ...").
 absl::StatusOr<ProtoSchema> FromFileDescriptorProtos(std::vector<google::protobuf::FileDescriptorProto> files);
 
-// Parses the .proto `files` (paths on disk) and what they import. Imports are looked up
+// Parses the .proto `files` (paths on disk, or relative names found under an import
+// path, as protoc and grpcurl take them) and what they import. Imports are looked up
 // in `import_paths` (in order), then in each file's own directory, then in the
 // directory of the installed well-known types (google/protobuf/*.proto), as protoc does.
 absl::StatusOr<ProtoSchema> LoadProtoFiles(const std::vector<std::string>& files,

@@ -77,6 +77,22 @@ message Tick { google.protobuf.Timestamp at = 1; }
   EXPECT_NE(schema->FindMessage("clock.v1.Tick"), nullptr);
 }
 
+// "feed.proto" with --import_path DIR, as protoc and grpcurl take it: a name under an
+// import path when no such file is in the working directory; the messages list the
+// schema's own messages.
+TEST(LoadProtoFiles, FindsARelativeNameUnderAnImportPath) {
+  absl::StatusOr<ProtoSchema> schema =
+      LoadProtoFiles({"feed.proto"}, {RECO_SOURCE_DIR "/core", RECO_SOURCE_DIR "/patterns/testing"});
+  ASSERT_TRUE(schema.ok()) << schema.status();
+  EXPECT_NE(schema->FindMessage("feed.v1.FeedResponse"), nullptr);
+  const std::vector<std::string> messages = schema->Messages();
+  ASSERT_FALSE(messages.empty());
+  EXPECT_EQ(messages.front(), "feed.v1.FeedRequest");
+  absl::StatusOr<ProtoSchema> missing = LoadProtoFiles({"feed.proto"}, {RECO_SOURCE_DIR "/core"});
+  ASSERT_FALSE(missing.ok());
+  EXPECT_NE(missing.status().message().find("nor under any --import_path"), std::string::npos) << missing.status();
+}
+
 TEST(LoadProtoFiles, MissingFileNamesTheFlag) {
   absl::StatusOr<ProtoSchema> schema = LoadProtoFiles({"/nonexistent/x.proto"}, {});
   EXPECT_EQ(schema.status().code(), absl::StatusCode::kInvalidArgument);

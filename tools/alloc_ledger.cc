@@ -6,24 +6,22 @@
 //   alloc_ledger [--items 200] [--profile realistic|compact] [--modes heap,arena,fragments] [--format text|json]
 //   alloc_ledger --proto f.proto [--import_path DIR]... --message pkg.Type --data_file reply.json [--modes ...]
 #include <cstdio>
+#include <fstream>
+#include <sstream>
 #include <string>
 #include <vector>
 
-#include <fstream>
-#include <sstream>
-
 #include "absl/flags/flag.h"
+#include "absl/flags/parse.h"
+#include "absl/flags/usage.h"
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
-#include "core/message_ledger.h"
-#include "google/protobuf/dynamic_message.h"
-#include "google/protobuf/util/json_util.h"
-#include "tools/temporary_schema_loader.h"
-#include "absl/flags/parse.h"
-#include "absl/flags/usage.h"
 #include "absl/strings/str_split.h"
 #include "core/allocation_ledger.h"
+#include "core/json_message.h"
+#include "core/message_ledger.h"
+#include "core/proto_schema.h"
 #include "core/request.h"
 #include "tools/ledger_format.h"
 
@@ -94,25 +92,26 @@ int RunUserMessage(const std::vector<std::string>& import_paths, const reco::Mes
   const std::string data_file = absl::GetFlag(FLAGS_data_file);
   if (data_file.empty()) return Fail("--data_file is required with --message: one sample reply as JSON");
 
-  auto schema = reco::LoadTemporarySchema(protos, import_paths, protoset);
+  absl::StatusOr<reco::ProtoSchema> schema =
+      protoset.empty() ? reco::LoadProtoFiles(protos, import_paths) : reco::LoadProtoset(protoset);
   if (!schema.ok()) return Fail(std::string(schema.status().message()));
-  const google::protobuf::Descriptor* type = (*schema)->FindMessage(type_name);
+  const google::protobuf::Descriptor* type = schema->FindMessage(type_name);
   if (type == nullptr) {
-    return Fail("--message " + type_name + " is not in the schema; it has " +
-                absl::StrJoin((*schema)->SomeMessageNames(8), ", "));
+    std::vector<std::string> names = schema->Messages();
+    if (names.size() > 8) names.resize(8);
+    return Fail("--message " + type_name + " is not in the schema; it has " + absl::StrJoin(names, ", "));
   }
   std::ifstream in(data_file);
   std::stringstream json;
   json << in.rdbuf();
   if (!in) return Fail("--data_file " + data_file + ": cannot read it");
-  google::protobuf::DynamicMessageFactory factory;  // never the generated classes: see message_ledger.h
-  std::unique_ptr<google::protobuf::Message> sample(factory.GetPrototype(type)->New());
-  auto parsed = google::protobuf::util::JsonStringToMessage(json.str(), sample.get());
-  if (!parsed.ok()) {
-    return Fail("--data_file " + data_file + " is not a " + type_name + " in JSON: " + parsed.message().as_string());
-  }
-  reco::MessageLedger ledger = reco::MeasureMessageLedger(*sample, options);
-  const reco::DynamicOverhead overhead = reco::PredictDynamicOverhead(*sample);
+  // The schema's prototypes are dynamic messages, never the generated classes (see
+  // message_ledger.h); the parser names the field that does not fit.
+  absl::StatusOr<std::unique_ptr<google::protobuf::Message>> sample =
+      reco::ParseJsonMessage(schema->Prototype(type), json.str(), "--data_file " + data_file);
+  if (!sample.ok()) return Fail(std::string(sample.status().message()));
+  reco::MessageLedger ledger = reco::MeasureMessageLedger(**sample, options);
+  const reco::DynamicOverhead overhead = reco::PredictDynamicOverhead(**sample);
   std::string out = format == "json" ? reco::MessageLedgerToJson(ledger, overhead) + "\n"
                                      : reco::MessageLedgerToTable(ledger, overhead);
   std::fputs(out.c_str(), stdout);

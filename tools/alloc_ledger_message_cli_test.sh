@@ -59,8 +59,9 @@ check "--proto run" "$out"
 protoc --include_imports --descriptor_set_out="$tmp/feed.pb" -I"$(dirname "$proto")" feed.proto
 out=$("$ledger" --protoset "$tmp/feed.pb" --message feed.v1.FeedResponse --data_file "$sample" --format json --cycles 2)
 check "--protoset run" "$out"
-# --import_path, repeated (absl alone would keep only the last): the proto found through the first.
-out=$("$ledger" --import_path "$(dirname "$proto")" --import_path /nonexistent --proto feed.proto \
+# --import_path, repeated (absl alone would keep only the last): the proto found through the
+# first; the second is a directory without it.
+out=$("$ledger" --import_path "$(dirname "$proto")" --import_path "$(dirname "$0")" --proto feed.proto \
         --message feed.v1.FeedResponse --data_file "$sample" --format json --cycles 2)
 check "--import_path run" "$out"
 table=$("$ledger" --proto "$proto" --message feed.v1.FeedResponse --data_file "$sample" --modes arena_pool --cycles 2)
