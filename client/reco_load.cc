@@ -18,6 +18,7 @@
 // Exit status: 0 success; 2 bad flags, or a merge input missing, unreadable, not a
 // reco_load report or from another run; 3 a target unreachable or answering wrongly;
 // 4 errors above --max_error_rate; 5 a report file could not be written.
+#include <malloc.h>
 #include <unistd.h>
 
 #include <cstdio>
@@ -223,6 +224,14 @@ int main(int argc, char** argv) {
   // feeds absl's deadlock detector (GraphCycles): ~2% of this client's CPU against the
   // ceiling server, for a check that guards gRPC's code, not ours.
   absl::SetMutexDeadlockDetectionMode(absl::OnDeadlockCycle::kIgnore);
+  // glibc moves its mmap and trim thresholds up as a process frees large blocks, so
+  // the client's cost per ~100 KB reply depended on what it had done before the load:
+  // building Recommend's expected replies raised them, a --call run did not and paid
+  // page faults on every reply (twice the client CPU per response;
+  // scripts/generic_call_cost.sh). Fixed thresholds (the dynamic ones' ceiling for
+  // mmap) make every run start alike. Other mallocs ignore mallopt.
+  mallopt(M_MMAP_THRESHOLD, 32 << 20);
+  mallopt(M_TRIM_THRESHOLD, 64 << 20);
   absl::SetProgramUsageMessage(
       "Drives gRPC servers and compares them (client latency and QPS, server allocations per RPC).\n"
       "Usage: reco_load --target NAME=HOST:PORT [--target ...] [--duration 5s | --total N] [--rounds 3]\n"

@@ -16,6 +16,9 @@ proto="$src/examples/inbox/inbox.proto"
 heap_allocs=$("$allocations_test" --gtest_filter='InboxAllocations.HeapBuildMallocsEveryObject' |
   sed -n 's/^heap, short text, 50 threads: \([0-9][0-9]*\) .*/\1/p')
 [ -n "$heap_allocs" ] || fail "the example's allocation test printed no heap count"
+# Under ASan/TSan the sanitizer's malloc comes before the stats library's counter,
+# which then sees nothing (the snapshot says so): everything but the counts is checked.
+if sanitized_build "$inbox"; then heap_allocs=-; fi
 
 targets=()
 for variant in heap pooled_arena spliced; do
