@@ -44,7 +44,8 @@ class SlotLoop {
            int index, int threads, ClientFigures* stats, std::atomic<uint64_t>* progress,
            std::atomic<int64_t>* calls_left, int64_t* last_counted_ns, WindowGate* gate)
       : link_(link), requests_(requests), options_(options), plan_(plan), index_(index), threads_(threads),
-        stats_(stats), progress_(progress), calls_left_(calls_left), last_counted_ns_(last_counted_ns), gate_(gate), rpc_deadline_ns_(absl::ToInt64Nanoseconds(options.rpc_deadline)),
+        stats_(stats), progress_(progress), calls_left_(calls_left), last_counted_ns_(last_counted_ns), gate_(gate),
+        rpc_deadline_ns_(absl::ToInt64Nanoseconds(options.rpc_deadline)),
         interval_ns_(options.open_loop() ? 1e9 / options.rate : 0), variant_counter_(static_cast<uint64_t>(index)) {
     for (int s = index; s < options.concurrency; s += threads) free_slots_.push_back(s);
   }
@@ -299,7 +300,7 @@ void LoadDriver::Start(const WindowPlan& plan) {
   threads_running_.store(ResolvedThreads(options_));
   const int threads = ResolvedThreads(options_);
   per_thread_.assign(threads, ClientFigures());
-  last_counted_ns_.assign(threads, plan.measure_start_ns);
+  last_counted_ns_.assign(threads, 0);
   for (int i = 0; i < threads; ++i) threads_.emplace_back(&LoadDriver::RunThread, this, i);
 }
 
@@ -308,14 +309,17 @@ ClientFigures LoadDriver::Join() {
   threads_.clear();
   ClientFigures total;
   for (const ClientFigures& s : per_thread_) total.Merge(s);
+  // A counted window runs from the gate's opening to its last call's end.
+  const int64_t start = options_.counted() ? gate_.opened_ns() : plan_.measure_start_ns;
   const int64_t end = options_.counted() ? *std::max_element(last_counted_ns_.begin(), last_counted_ns_.end())
                                          : plan_.measure_end_ns;
-  total.seconds = (end - plan_.measure_start_ns) / 1e9;
+  total.seconds = std::max<int64_t>(0, end - start) / 1e9;
   return total;
 }
 
 void WindowGate::Reset(int threads) {
   open_.store(false);
+  opened_ns_ = 0;
   waiting_.store(0);
   threads_ = threads;
 }
@@ -323,6 +327,11 @@ void WindowGate::Reset(int threads) {
 void WindowGate::WaitOpen() {
   waiting_.fetch_add(1);
   while (!open()) std::this_thread::sleep_for(std::chrono::microseconds(200));
+}
+
+void WindowGate::Open() {
+  opened_ns_ = MonotonicNanos();
+  open_.store(true);  // publishes opened_ns_ to the threads that see it open
 }
 
 bool LoadDriver::warmup_drained() const {

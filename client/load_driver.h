@@ -66,7 +66,8 @@ struct WindowPlan {
 class WindowGate {
  public:
   void Reset(int threads);
-  void Open() { open_.store(true); }
+  void Open();
+  int64_t opened_ns() const { return opened_ns_; }  // MonotonicNanos() at Open()
   bool open() const { return open_.load(); }
   // Called by a thread with nothing in flight; returns once the gate is open.
   void WaitOpen();
@@ -77,6 +78,7 @@ class WindowGate {
   std::atomic<bool> open_{false};
   std::atomic<int> waiting_{0};
   int threads_ = 0;
+  int64_t opened_ns_ = 0;
 };
 
 class LoadDriver {

@@ -227,9 +227,9 @@ int main(int argc, char** argv) {
   // glibc moves its mmap and trim thresholds up as a process frees large blocks, so
   // the client's cost per ~100 KB reply depended on what it had done before the load:
   // building Recommend's expected replies raised them, a --call run did not and paid
-  // page faults on every reply (twice the client CPU per response;
-  // scripts/generic_call_cost.sh). Fixed thresholds (the dynamic ones' ceiling for
-  // mmap) make every run start alike. Other mallocs ignore mallopt.
+  // page faults on every reply (scripts/generic_call_cost.sh compares the two paths).
+  // Fixed thresholds (the dynamic ones' ceiling for mmap) make every run start alike.
+  // Other mallocs ignore mallopt.
   mallopt(M_MMAP_THRESHOLD, 32 << 20);
   mallopt(M_TRIM_THRESHOLD, 64 << 20);
   absl::SetProgramUsageMessage(
