@@ -14,24 +14,6 @@
 namespace reco {
 namespace {
 
-void Accumulate(const AllocationCounts& c, PhaseCost* cost) {
-  cost->allocs += static_cast<double>(c.allocs);
-  cost->frees += static_cast<double>(c.frees);
-  cost->bytes += static_cast<double>(c.bytes);
-}
-
-void Divide(PhaseCost* cost, int n) {
-  cost->allocs /= n;
-  cost->frees /= n;
-  cost->bytes /= n;
-}
-
-void Divide(ModeLedger* m, int n) {
-  Divide(&m->build, n);
-  Divide(&m->serialize, n);
-  Divide(&m->release, n);
-}
-
 // The fragments path as FragmentsService::Recommend runs it once the request is
 // parsed (the message modes' rows start from a parsed request too).
 ModeLedger MeasureFragments(const Catalogue& catalogue, const v1::RecommendRequest& request,
@@ -52,11 +34,11 @@ ModeLedger MeasureFragments(const Catalogue& catalogue, const v1::RecommendReque
     AllocationCounts t2 = AllocationCounter::ThisThread();
     *reply_bytes = reply.size();
     if (measured) {
-      Accumulate(t1 - t0, &m.build);
-      Accumulate(t2 - t1, &m.release);
+      m.build.Add(t1 - t0);
+      m.release.Add(t2 - t1);
     }
   }
-  Divide(&m, options.cycles);
+  m.Average(options.cycles);
   return m;
 }
 
@@ -104,12 +86,12 @@ Ledger MeasureLedger(const v1::RecommendRequest& request, const LedgerOptions& o
       AllocationCounts t3 = AllocationCounter::ThisThread();
       ledger.serialized_bytes = size;
       if (measured) {
-        Accumulate(t1 - t0, &m.build);
-        Accumulate(t2 - t1, &m.serialize);
-        Accumulate(t3 - t2, &m.release);
+        m.build.Add(t1 - t0);
+        m.serialize.Add(t2 - t1);
+        m.release.Add(t3 - t2);
       }
     }
-    Divide(&m, options.cycles);
+    m.Average(options.cycles);
     ledger.modes.push_back(m);
   }
   if (options.fragments) {

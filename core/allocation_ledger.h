@@ -35,6 +35,7 @@
 #include <vector>
 
 #include "absl/strings/string_view.h"
+#include "core/allocation_counter.h"
 #include "core/catalogue.h"
 #include "core/message_store.h"
 #include "proto/reco.pb.h"
@@ -45,6 +46,18 @@ struct PhaseCost {
   double allocs = 0;
   double frees = 0;
   double bytes = 0;
+
+  // Adds one measured cycle's counts; the average of n cycles is then Average(n).
+  void Add(const AllocationCounts& c) {
+    allocs += static_cast<double>(c.allocs);
+    frees += static_cast<double>(c.frees);
+    bytes += static_cast<double>(c.bytes);
+  }
+  void Average(int cycles) {
+    allocs /= cycles;
+    frees /= cycles;
+    bytes /= cycles;
+  }
 };
 
 // One row group: a memory mode, or the fragments path (then `mode` means nothing).
@@ -53,6 +66,12 @@ struct ModeLedger {
   bool fragments = false;
   PhaseCost build, serialize, release;
 
+  // Every phase's sums of `cycles` cycles become their averages.
+  void Average(int cycles) {
+    build.Average(cycles);
+    serialize.Average(cycles);
+    release.Average(cycles);
+  }
   // The row group's name in every printed form: MemoryModeName(mode), or
   // kFragmentsLedgerName.
   absl::string_view name() const;

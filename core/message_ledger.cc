@@ -174,18 +174,6 @@ void MergeLikeGenerated(const Message& from, Message* to) {
   }
 }
 
-void Accumulate(const AllocationCounts& c, PhaseCost* cost) {
-  cost->allocs += static_cast<double>(c.allocs);
-  cost->frees += static_cast<double>(c.frees);
-  cost->bytes += static_cast<double>(c.bytes);
-}
-
-void Divide(PhaseCost* cost, int n) {
-  cost->allocs /= n;
-  cost->frees /= n;
-  cost->bytes /= n;
-}
-
 size_t SerializeMessageToBuffer(const Message& message, std::string* buffer) {
   size_t size = message.ByteSizeLong();
   if (buffer->size() < size) buffer->resize(size);
@@ -214,14 +202,12 @@ ModeLedger MeasureMode(MemoryMode mode, const Message& sample, bool dynamic, con
     slot->Release(reply);
     AllocationCounts t3 = AllocationCounter::ThisThread();
     if (measured) {
-      Accumulate(t1 - t0, &m.build);
-      Accumulate(t2 - t1, &m.serialize);
-      Accumulate(t3 - t2, &m.release);
+      m.build.Add(t1 - t0);
+      m.serialize.Add(t2 - t1);
+      m.release.Add(t3 - t2);
     }
   }
-  Divide(&m.build, options.cycles);
-  Divide(&m.serialize, options.cycles);
-  Divide(&m.release, options.cycles);
+  m.Average(options.cycles);
   return m;
 }
 

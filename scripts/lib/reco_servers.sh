@@ -33,12 +33,24 @@
 #       sets an EXIT trap that kills (SIGKILL) every server started and not stopped,
 #       then removes the directory. Call it directly, not in $(...).
 #   fail MESSAGE           prints "FAIL: MESSAGE" to stderr and exits 1.
+#   expect_run RC TEXT DIR CMD...  for tests: runs CMD (60 s at most) with stdout in
+#       DIR/l.out and stderr in DIR/l.err; fails unless it exits RC and, when TEXT is
+#       not empty, its stderr contains TEXT.
 #   sanitized_build BINARY true when BINARY was built with ASan or TSan (whose
 #       quarantine and shadow memory make RSS figures meaningless, and whose runtime
 #       needs file descriptors of its own).
 RECO_SERVER_PIDS=()
 
 fail() { echo "FAIL: $*" >&2; exit 1; }
+
+expect_run() {
+  local want_rc=$1 text=$2 dir=$3 rc
+  shift 3
+  timeout 60 "$@" >"$dir/l.out" 2>"$dir/l.err"
+  rc=$?
+  [ "$rc" = "$want_rc" ] || fail "$* exited $rc, want $want_rc: $(cat "$dir/l.err")"
+  [ -z "$text" ] || grep -q -- "$text" "$dir/l.err" || fail "$*: stderr lacks '$text': $(cat "$dir/l.err")"
+}
 
 sanitized_build() { grep -qaE '__(asan|tsan)_init' "$1"; }
 

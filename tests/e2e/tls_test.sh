@@ -18,14 +18,7 @@ target="arena_pool=127.0.0.1:$SERVER_PORT"
 short=(--duration 300ms --warmup 100ms --rounds 1 --concurrency 4 --connections 2 --quiet)
 
 # expect_load RC TEXT ARGS...: reco_load exits RC, and (when TEXT is not empty) says it.
-expect_load() {
-  local want_rc=$1 text=$2
-  shift 2
-  timeout 30 "$load" "$@" >"$tmp/l.out" 2>"$tmp/l.err"
-  local rc=$?
-  [ "$rc" = "$want_rc" ] || fail "reco_load $* exited $rc, want $want_rc: $(cat "$tmp/l.err")"
-  [ -z "$text" ] || grep -q -- "$text" "$tmp/l.err" || fail "reco_load $*: stderr lacks '$text': $(cat "$tmp/l.err")"
-}
+expect_load() { expect_run "$1" "$2" "$tmp" "$load" "${@:3}"; }
 
 expect_load 0 "" --target "$target" "${short[@]}" --tls_ca "$tmp/good.crt" --json "$tmp/r.json"
 /usr/bin/python3 "$(dirname "$0")/check_clean_report.py" "$tmp/r.json" || fail "TLS run report: $(cat "$tmp/r.json")"

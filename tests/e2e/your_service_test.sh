@@ -29,14 +29,7 @@ data='{"account": "e2e@example.com", "threads": 50}'
 call=(--call inbox.v1.Inbox/ListThreads --data "$data" --warmup 300ms --quiet)
 
 # expect_load RC TEXT ARGS...: reco_load exits RC, and (when TEXT is not empty) says it.
-expect_load() {
-  local want_rc=$1 text=$2
-  shift 2
-  timeout 60 "$load" "$@" >"$tmp/l.out" 2>"$tmp/l.err"
-  local rc=$?
-  [ "$rc" = "$want_rc" ] || fail "reco_load $* exited $rc, want $want_rc: $(cat "$tmp/l.err")"
-  [ -z "$text" ] || grep -q -- "$text" "$tmp/l.err" || fail "reco_load $*: stderr lacks '$text': $(cat "$tmp/l.err")"
-}
+expect_load() { expect_run "$1" "$2" "$tmp" "$load" "${@:3}"; }
 
 expect_load 0 "" "${targets[@]}" "${call[@]}" --proto "$proto" --total 300 --rounds 2 --json "$tmp/proto.json"
 /usr/bin/python3 "$src/tests/e2e/check_your_service_report.py" "$tmp/proto.json" 300 "$heap_allocs" ||
