@@ -17,11 +17,15 @@
 //
 // Exit status: 0 success; 2 bad flags, or a merge input missing, unreadable, not a
 // reco_load report or from another run; 3 a target unreachable or answering wrongly;
-// 4 errors above --max_error_rate; 5 a report file could not be written.
+// 4 errors above --max_error_rate; 5 a report file could not be written (its directory
+// is checked before the load: a missing one is a bad flag, exit 2).
 #include <malloc.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
+#include <cerrno>
 #include <cstdio>
+#include <cstring>
 #include <string>
 #include <vector>
 
@@ -187,6 +191,31 @@ reco::CallFlags CallFlagsFromFlags(int argc, char** argv, reco::RequestData::For
   return f;
 }
 
+// --json, --csv and --html name files written after the whole load: a directory that
+// is missing or not writable is a bad flag found now, not after minutes of load.
+absl::Status CheckReportPaths() {
+  for (auto [flag, path] : {std::pair{"--json", absl::GetFlag(FLAGS_json)}, std::pair{"--csv", absl::GetFlag(FLAGS_csv)},
+                            std::pair{"--html", absl::GetFlag(FLAGS_html)}}) {
+    if (path.empty()) continue;
+    const size_t slash = path.rfind('/');
+    const std::string dir = slash == std::string::npos ? "." : slash == 0 ? "/" : path.substr(0, slash);
+    struct stat info;
+    int error = 0;
+    if (stat(dir.c_str(), &info) != 0) {
+      error = errno;
+    } else if (!S_ISDIR(info.st_mode)) {
+      error = ENOTDIR;
+    } else if (access(dir.c_str(), W_OK | X_OK) != 0) {
+      error = errno;
+    }
+    if (error != 0) {
+      return absl::InvalidArgumentError(
+          absl::StrCat(flag, " ", path, ": cannot write there (", dir, ": ", std::strerror(error), ")"));
+    }
+  }
+  return absl::OkStatus();
+}
+
 // The table on stdout, then the files asked for by --json, --csv and --html.
 int PrintAndWrite(const reco::RunReport& report) {
   std::fputs(reco::RenderTable(report).c_str(), stdout);
@@ -257,6 +286,9 @@ int main(int argc, char** argv) {
   if (rest.size() > 1) return Fail(2, absl::StrCat("unexpected argument '", rest[1], "' (see --help)"));
   absl::StatusOr<reco::LoadOptions> options = OptionsFromFlags(target_values, metadata_values);
   if (!options.ok()) return Fail(2, absl::StrCat(options.status().message(), " (see --help)"));
+  if (absl::Status paths = CheckReportPaths(); !paths.ok()) {
+    return Fail(2, absl::StrCat(paths.message(), " (see --help)"));
+  }
   absl::StatusOr<reco::RequestData::Format> format = reco::ParseDataFormat(absl::GetFlag(FLAGS_data_format));
   if (!format.ok()) return Fail(2, absl::StrCat(format.status().message(), " (see --help)"));
   absl::StatusOr<reco::CallSpec> call =

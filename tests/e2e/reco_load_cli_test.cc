@@ -75,6 +75,10 @@ TEST(ClientCli, BadFlagsAreNamedAndSendNoLoad) {
       {"--max_error_rate", target + " --max_error_rate 1.5"},
       {"nope", target + " --nope"},
       {"unexpected argument", target + " extra"},
+      // Report files are written after the load: their directory is checked before it.
+      {"--json /nonexistent/x.json", target + " --json /nonexistent/x.json"},
+      {"--csv /etc/hostname/x.csv", target + " --csv /etc/hostname/x.csv"},  // a file, not a directory
+      {"--html /nonexistent/r.html", target + " --html /nonexistent/r.html"},
   };
   for (const Case& c : cases) {
     Outcome o = RunReco(c.args);
