@@ -6,6 +6,14 @@
 //   spliced       SplicedInboxService: threads serialized at start-up, spliced per reply
 // Each serves gRPC server reflection, and refuses requests over kMaxRequestBytes.
 //
+// Memory a client can make it hold: per call, a request of at most kMaxRequestBytes
+// and a reply of at most kMaxThreads threads (a larger `threads` is refused
+// INVALID_ARGUMENT before anything is built); pooled_arena adds its bounded pool
+// (PooledArenaOptionsForInbox: at most 64 arenas of one block each), spliced one
+// scratch per gRPC thread and its threads serialized once at start-up. The calls in
+// flight are bounded only by gRPC's own limits: this is an example to measure, not a
+// server to expose (reco_server's reply budget is what bounds that, docs/server.md).
+//
 // Example:
 //   absl::StatusOr<std::unique_ptr<inbox::InboxServer>> server =
 //       inbox::InboxServer::Start(inbox::Variant::kPooledArena, "127.0.0.1:0");
