@@ -56,10 +56,11 @@ echo "ok: --help and -h"
 run --duration 1s >"$tmp/run.out" 2>&1 || fail "run.sh exited $?: $(cat "$tmp/run.out")"
 [ -e "$tmp/apt.log" ] && fail "run.sh ran apt-get or sudo: $(cat "$tmp/apt.log")"
 "$src/scripts/setup.sh" runtime --print >"$tmp/runtime.txt"
+"$src/scripts/setup.sh" --print >"$tmp/all.txt"
 diff <(sort "$tmp/runtime.txt") <(sort -u "$tmp/dpkg.log") || fail "run.sh asked dpkg for other packages than setup.sh runtime's (above)"
 for p in valgrind clang chromium nghttp2-client nghttp2-proxy kubernetes-client python3-h2 python3-grpcio; do
   grep -qx "$p" "$tmp/runtime.txt" && fail "setup.sh runtime requires the test-only package $p"
-  "$src/scripts/setup.sh" --print | grep -qx "$p" || [ "$p" = kubernetes-client ] || fail "setup.sh (all) lacks $p"
+  grep -qx "$p" "$tmp/all.txt" || [ "$p" = kubernetes-client ] || fail "setup.sh (all) lacks $p"
 done
 build_lines=$(grep -c -- "--build" "$tmp/cmake.log")
 [ "$build_lines" = 1 ] || fail "run.sh ran $build_lines cmake --build lines: $(cat "$tmp/cmake.log")"
