@@ -5,6 +5,7 @@
 
 #include <algorithm>
 
+#include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 
 namespace reco {
@@ -42,6 +43,36 @@ void AddNoiseWarnings(const RunReport& report, std::vector<std::string>* warning
           t.spec.name, cpu_per_thread * 100, threads, advice));
     }
   }
+}
+
+NoiseSummary SummarizeNoise(const RunReport& report) {
+  NoiseSummary s;
+  for (const TargetResult& t : report.targets) {
+    for (const RoundResult& r : t.rounds) {
+      ++s.rounds;
+      if (!Disturbed(r.machine)) continue;
+      const double share = *r.machine.OtherShare();
+      s.min_other_share = s.disturbed == 0 ? share : std::min(s.min_other_share, share);
+      s.max_other_share = s.disturbed == 0 ? share : std::max(s.max_other_share, share);
+      ++s.disturbed;
+    }
+  }
+  return s;
+}
+
+std::string NoiseSummaryLine(const NoiseSummary& s) {
+  if (s.disturbed == 0) return "";
+  const int low = static_cast<int>(s.min_other_share * 100 + 0.5);
+  const int high = static_cast<int>(s.max_other_share * 100 + 0.5);
+  const std::string used = low == high ? absl::StrCat(low, "%") : absl::StrCat(low, "-", high, "%");
+  const std::string why = absl::StrCat(" disturbed (other processes used ", used, " of the CPU); ");
+  if (s.disturbed == s.rounds) {
+    const std::string all = s.rounds == 1 ? "the only measured round was" : absl::StrCat("all ", s.rounds,
+                                                                                        " measured rounds were");
+    return absl::StrCat(all, why, "the figures are not comparable with a quiet machine's");
+  }
+  return absl::StrCat(s.disturbed, " of ", s.rounds, " measured rounds ", s.disturbed == 1 ? "was" : "were", why,
+                      "their figures are not comparable with a quiet machine's (the warnings name them)");
 }
 
 }  // namespace reco

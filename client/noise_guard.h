@@ -14,6 +14,8 @@
 //   reco::AddNoiseWarnings(report, &report.warnings);
 //   // "heap round 2: other processes used 35% of the machine's CPU during the window;
 //   //  its figures are disturbed (rerun on a quiet machine)"
+//   reco::NoiseSummaryLine(reco::SummarizeNoise(report))
+//   // "1 of 4 measured rounds was disturbed (other processes used 35% of the CPU); ..."
 //
 // Thread-safety: pure functions of their arguments.
 #ifndef ARENA_GRPC_CLIENT_NOISE_GUARD_H_
@@ -44,6 +46,23 @@ bool Disturbed(const MachineWindow& machine);
 // Appends a warning per disturbed (target, round), and per target whose client CPU
 // reached kClientBusyShare of its driver threads.
 void AddNoiseWarnings(const RunReport& report, std::vector<std::string>* warnings);
+
+// A run's disturbed windows, counted: what reco_load's last line says, and what
+// --fail_on_disturbed fails on. A "measured round" is one target's window in one round.
+struct NoiseSummary {
+  int rounds = 0;                // measured rounds, every target's
+  int disturbed = 0;             // of them, Disturbed()
+  double min_other_share = 0;    // the other processes' share over the disturbed ones
+  double max_other_share = 0;
+};
+NoiseSummary SummarizeNoise(const RunReport& report);
+
+// One line for the end of a run, "" when no round was disturbed. Every round
+// disturbed: "all 15 measured rounds were disturbed (other processes used 73-96% of
+// the CPU); the figures are not comparable with a quiet machine's". Some: "3 of 15
+// measured rounds were disturbed (...); their figures are not comparable with a quiet
+// machine's (the warnings name them)".
+std::string NoiseSummaryLine(const NoiseSummary& summary);
 
 }  // namespace reco
 

@@ -65,5 +65,57 @@ TEST(AddNoiseWarnings, TheClientNearItsThreadsMayBeTheBottleneck) {
   EXPECT_EQ(warnings.size(), 1u);
 }
 
+// A target whose rounds saw these CPU-seconds of other processes (4 s on 2 cores: 8).
+TargetResult TargetWithOthers(const std::string& name, const std::vector<double>& other_seconds) {
+  TargetResult t;
+  t.spec = {name, "127.0.0.1:1"};
+  for (double other : other_seconds) {
+    RoundResult r;
+    r.round = static_cast<int>(t.rounds.size()) + 1;
+    r.machine = MachineWindowOf(0.0, 1.0 + 1.0 + other, 4, 2, 1.0, 1.0);
+    t.rounds.push_back(r);
+  }
+  return t;
+}
+
+TEST(NoiseSummary, NoDisturbedRoundNoLine) {
+  RunReport report;
+  report.targets = {TargetWithOthers("heap", {0.2, 0.6}), TargetWithOthers("arena", {0.0, 0.4})};
+  const NoiseSummary s = SummarizeNoise(report);
+  EXPECT_EQ(s.rounds, 4);
+  EXPECT_EQ(s.disturbed, 0);
+  EXPECT_EQ(NoiseSummaryLine(s), "");
+}
+
+TEST(NoiseSummary, SomeDisturbedRoundsCountedWithTheirRange) {
+  RunReport report;
+  report.targets = {TargetWithOthers("heap", {0.2, 2.8, 0.96}), TargetWithOthers("arena", {0.4, 1.6, 0.0})};
+  const NoiseSummary s = SummarizeNoise(report);
+  EXPECT_EQ(s.rounds, 6);
+  EXPECT_EQ(s.disturbed, 3);  // 35%, 12% and 20%; 10% and below are quiet
+  EXPECT_EQ(NoiseSummaryLine(s),
+            "3 of 6 measured rounds were disturbed (other processes used 12-35% of the CPU); their figures are not "
+            "comparable with a quiet machine's (the warnings name them)");
+  report.targets = {TargetWithOthers("heap", {0.2, 2.8})};
+  EXPECT_EQ(NoiseSummaryLine(SummarizeNoise(report)),
+            "1 of 2 measured rounds was disturbed (other processes used 35% of the CPU); their figures are not "
+            "comparable with a quiet machine's (the warnings name them)");
+}
+
+TEST(NoiseSummary, EveryRoundDisturbedSaysAll) {
+  RunReport report;
+  report.targets = {TargetWithOthers("heap", {5.84, 7.68, 6.0}), TargetWithOthers("arena", {7.0, 6.5, 5.9})};
+  const NoiseSummary s = SummarizeNoise(report);
+  EXPECT_EQ(s.rounds, 6);
+  EXPECT_EQ(s.disturbed, 6);
+  EXPECT_EQ(NoiseSummaryLine(s),
+            "all 6 measured rounds were disturbed (other processes used 73-96% of the CPU); the figures are not "
+            "comparable with a quiet machine's");
+  report.targets = {TargetWithOthers("heap", {5.84})};
+  EXPECT_EQ(NoiseSummaryLine(SummarizeNoise(report)),
+            "the only measured round was disturbed (other processes used 73% of the CPU); the figures are not "
+            "comparable with a quiet machine's");
+}
+
 }  // namespace
 }  // namespace reco

@@ -18,7 +18,9 @@
 // Exit status: 0 success; 2 bad flags, or a merge input missing, unreadable, not a
 // reco_load report or from another run; 3 a target unreachable or answering wrongly;
 // 4 errors above --max_error_rate; 5 a report file could not be written (its directory
-// is checked before the load: a missing one is a bad flag, exit 2).
+// is checked before the load: a missing one is a bad flag, exit 2); 6 with
+// --fail_on_disturbed, a measured round was disturbed (client/noise_guard.h), after
+// every report was written. A run with disturbed rounds ends with one line saying so.
 #include <malloc.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -30,15 +32,15 @@
 #include <vector>
 
 #include "absl/flags/flag.h"
-#include "absl/flags/parse.h"
-#include "absl/flags/usage.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
 #include "absl/synchronization/mutex.h"
+#include "cli/flag_parse.h"
 #include "client/call_flags.h"
 #include "client/load_options.h"
 #include "client/load_run.h"
+#include "client/noise_guard.h"
 #include "client/report_merge.h"
 #include "client/report_reader.h"
 #include "client/report_renderers.h"
@@ -99,6 +101,9 @@ ABSL_FLAG(int64_t, total, 0,
           "Calls per target and round in the measured window, instead of --duration (with --rate: a window of "
           "total/rate seconds).");
 ABSL_FLAG(std::string, timeout, "10s", "Deadline of each call.");
+ABSL_FLAG(bool, fail_on_disturbed, false,
+          "Exit 6 (after writing every report) when other processes disturbed any measured round: for CI that "
+          "must not publish figures from a busy machine. Without it such a run exits 0 with a summary line.");
 ABSL_FLAG(bool, quiet, false, "No progress line on stderr (it is shown only on a terminal anyway).");
 
 namespace {
@@ -261,7 +266,7 @@ int main(int argc, char** argv) {
   // Other mallocs ignore mallopt.
   mallopt(M_MMAP_THRESHOLD, 32 << 20);
   mallopt(M_TRIM_THRESHOLD, 64 << 20);
-  absl::SetProgramUsageMessage(
+  const char* const usage =
       "Drives gRPC servers and compares them (client latency and QPS, server allocations per RPC).\n"
       "Usage: reco_load --target NAME=HOST:PORT [--target ...] [--duration 5s | --total N] [--rounds 3]\n"
       "                 [--concurrency 16] [--rate REQ_PER_S] [--json FILE] [--csv FILE] [--html FILE]\n"
@@ -275,11 +280,11 @@ int main(int argc, char** argv) {
       "       reco_load merge A.json B.json ... [--json FILE] [--csv FILE] [--html FILE]\n"
       "                 merges the JSON reports of reco_load processes run AT THE SAME TIME against the same\n"
       "                 servers: latency histograms add bucket by bucket, counts add, QPS is over the longest\n"
-      "                 window; the server side is not merged (docs/load-client.md, \"Distributed load\").");
+      "                 window; the server side is not merged (docs/load-client.md, \"Distributed load\").";
   const std::vector<std::string> target_values = reco::CollectTargetFlags(argc, argv);
   const std::vector<std::string> metadata_values = reco::CollectRepeatedFlag(argc, argv, "metadata", false);
   const std::string command_line = absl::StrJoin(argv, argv + argc, " ");
-  std::vector<char*> rest = absl::ParseCommandLine(argc, argv);
+  std::vector<char*> rest = reco::ParseFlagsOrExit2(argc, argv, "reco_load", usage);
   if (rest.size() > 1 && std::string(rest[1]) == "merge") {
     return Merge(std::vector<std::string>(rest.begin() + 2, rest.end()), command_line);
   }
@@ -314,9 +319,14 @@ int main(int argc, char** argv) {
 
   const int written = PrintAndWrite(*report);
   if (written != 0) return written;
+  const reco::NoiseSummary noise = reco::SummarizeNoise(*report);
+  if (noise.disturbed > 0) std::fprintf(stderr, "reco_load: %s\n", reco::NoiseSummaryLine(noise).c_str());
   if (report->error_rate() > options->max_error_rate) {
     return Fail(4, absl::StrFormat("error rate %.4g is above --max_error_rate %g (see the warnings above)",
                                    report->error_rate(), options->max_error_rate));
+  }
+  if (noise.disturbed > 0 && absl::GetFlag(FLAGS_fail_on_disturbed)) {
+    return Fail(6, "--fail_on_disturbed: a measured round was disturbed (the reports are written)");
   }
   return 0;
 }

@@ -13,7 +13,7 @@
 #include <sys/stat.h>
 
 #include "absl/flags/flag.h"
-#include "absl/flags/parse.h"
+#include "cli/flag_parse.h"
 #include "client/request_set.h"
 #include "core/request.h"
 #include "proto/reco.pb.h"
@@ -41,7 +41,12 @@ reco::v1::RecommendRequest Request(const std::string& user, uint32_t items, int 
 }  // namespace
 
 int main(int argc, char** argv) {
-  absl::ParseCommandLine(argc, argv);
+  std::vector<char*> rest = reco::ParseFlagsOrExit2(argc, argv, "fuzz_corpus_writer",
+                                                     "Writes the fuzzers' seed corpus.\n  fuzz_corpus_writer --out=fuzz/corpus");
+  if (rest.size() > 1) {
+    std::fprintf(stderr, "fuzz_corpus_writer: unexpected argument '%s' (see --help)\n", rest[1]);
+    return reco::kBadFlagsExit;
+  }
   const std::string out = absl::GetFlag(FLAGS_out);
   mkdir(out.c_str(), 0755);
   const std::string req_dir = out + "/request_handler_fuzz";

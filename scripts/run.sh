@@ -14,11 +14,21 @@
 #   scripts/run.sh --compare_api MODE [reco_load flags...]
 #       only MODE, served through the callback API (the baseline, target MODE) and
 #       the async API (target MODE_async), e.g. --compare_api arena_pool --rounds 7
+#   scripts/run.sh --help | -h            prints this text; installs and builds nothing
 # Default: 3 rounds x 7 servers x (1 s warm-up + 4 s measured), about 110 seconds.
+# It installs only the runtime packages (scripts/setup.sh runtime: the compiler, CMake,
+# gRPC, protobuf, abseil and the headers configuring needs) and builds only reco_server
+# and reco_load. Exit status: reco_load's (docs/load-client.md); 2 for a flag neither
+# run.sh nor reco_load knows.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-scripts/setup.sh
-scripts/build.sh >/dev/null
+if [ "${1:-}" = --help ] || [ "${1:-}" = -h ]; then
+  # The header above, up to `set`, without its comment marks.
+  sed -n '2,/^set -euo pipefail$/p' "$0" | sed -e '$d' -e 's/^# \{0,1\}//'
+  exit 0
+fi
+scripts/setup.sh runtime
+TARGETS="reco_server reco_load" scripts/build.sh >/dev/null
 build=${BUILD_DIR:-build}
 results=results
 mkdir -p "$results"
@@ -29,6 +39,18 @@ echo "machine before run: $(machine_load_line)" | tee "$results/machine-before.t
 . scripts/lib/reco_servers.sh
 trap stop_reco_servers EXIT
 trap 'exit 130' INT TERM
+
+# run_reco_load FLAGS...: reco_load with run.sh's flags and the user's; its exit
+# status is run.sh's. run.sh passes every option it does not know to reco_load, so
+# reco_load's exit 2 names an option neither knows.
+run_reco_load() {
+  local rc=0
+  "$build/client/reco_load" "$@" || rc=$?
+  if [ "$rc" = 2 ]; then
+    echo "run.sh: reco_load refused a flag (its message is above); run.sh's own options: scripts/run.sh --help" >&2
+  fi
+  return "$rc"
+}
 
 targets=()
 # --compare_api MODE: the two APIs for one memory mode, nothing else.
@@ -49,7 +71,7 @@ if [ -n "$compare_api" ]; then
     start_reco_server "$results/server-$name.log" "$build/server/reco_server" --mode "$compare_api" --api "$api" || exit 1
     targets+=(--target "$name=127.0.0.1:$SERVER_PORT")
   done
-  "$build/client/reco_load" "${targets[@]}" --rounds 3 --warmup 1s --duration 4s \
+  run_reco_load "${targets[@]}" --rounds 3 --warmup 1s --duration 4s \
     --json "$results/report.json" --html "$results/report.html" "$@"
   echo "reports: $results/report.json, $results/report.html"
   exit 0
@@ -85,6 +107,6 @@ for name in heap reuse arena arena_pool arena_pool_async fragments ceiling; do
   targets+=(--target "$name=127.0.0.1:$SERVER_PORT")
 done
 
-"$build/client/reco_load" "${targets[@]}" --rounds 3 --warmup 1s --duration 4s \
+run_reco_load "${targets[@]}" --rounds 3 --warmup 1s --duration 4s \
   --json "$results/report.json" --html "$results/report.html" "$@"
 echo "reports: $results/report.json, $results/report.html"

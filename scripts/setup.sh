@@ -2,14 +2,35 @@
 # Installs the Debian 12 packages this project needs, and nothing else. Idempotent
 # and non-interactive: packages already installed are left alone, and apt is not
 # touched at all when everything is there.
+#
+#   scripts/setup.sh                 everything: the build, the tests and every script
+#                                    (CI, scripts/test.sh)
+#   scripts/setup.sh runtime         only what building and running the main job
+#                                    (scripts/run.sh: reco_server and reco_load) needs
+#   scripts/setup.sh [runtime] --print
+#                                    lists the packages that set requires, one a line,
+#                                    and installs nothing
 set -euo pipefail
-packages=(
-  # build
+set_name=all print=
+for arg in "$@"; do
+  case "$arg" in
+    runtime | --runtime) set_name=runtime ;;
+    --print) print=1 ;;
+    *) echo "setup: unknown argument '$arg' (use: scripts/setup.sh [runtime] [--print])" >&2; exit 2 ;;
+  esac
+done
+# The runtime set is what `cmake --preset default` needs to configure and what the
+# two binaries link. GoogleTest and Google Benchmark are in it because the top
+# CMakeLists.txt requires them to configure at all (their -dev packages are headers
+# and static libraries, a few MB); the tools that only tests run are not.
+runtime=(
   build-essential cmake pkg-config
   libgrpc++-dev libgrpc-dev protobuf-compiler-grpc libprotobuf-dev protobuf-compiler
   libabsl-dev libbenchmark-dev libgtest-dev nlohmann-json3-dev
   libprotoc-dev  # core/proto_schema.cc parses a user's .proto files at run time (protobuf's compiler library)
   libssl-dev  # rpc/pem_file.cc judges TLS certificate and key files with OpenSSL (gRPC's own TLS library)
+)
+tests=(
   # the allocators the project compares (given with LD_PRELOAD)
   libtcmalloc-minimal4 libjemalloc2 libmimalloc2.0
   # tests and cross-checks: valgrind counts allocations independently; h2load is a
@@ -25,10 +46,18 @@ packages=(
   python3-grpcio python3-protobuf  # scripts/soak.sh: its sampler reads ServerStats over gRPC
   python3-yaml  # k8s_manifests_test reads compose.yaml and the rendered k8s/ manifests
 )
-# k8s_manifests_test renders k8s/ with `kubectl kustomize`: Debian's kubernetes-client
-# (kubectl 1.20) unless the machine has a kubectl already (another package, e.g. the
-# Google Cloud SDK's, owns /usr/bin/kubectl then, and the two cannot both be installed).
-command -v kubectl >/dev/null || packages+=(kubernetes-client)
+packages=("${runtime[@]}")
+if [ "$set_name" = all ]; then
+  packages+=("${tests[@]}")
+  # k8s_manifests_test renders k8s/ with `kubectl kustomize`: Debian's kubernetes-client
+  # (kubectl 1.20) unless the machine has a kubectl already (another package, e.g. the
+  # Google Cloud SDK's, owns /usr/bin/kubectl then, and the two cannot both be installed).
+  command -v kubectl >/dev/null || packages+=(kubernetes-client)
+fi
+if [ -n "$print" ]; then
+  printf '%s\n' "${packages[@]}"
+  exit 0
+fi
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

@@ -5,8 +5,6 @@
 #include <string>
 
 #include "absl/flags/flag.h"
-#include "absl/flags/usage_config.h"
-#include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 
 namespace {
@@ -45,18 +43,6 @@ ABSL_FLAG(absl::Duration, shutdown_hard_deadline, kDrain.hard_deadline,
           "on stderr (replies stuck behind a client's flow control can hold gRPC's shutdown)");
 
 namespace reco {
-
-void IncludeLifecycleFlagsInHelp(const char* main_file) {
-  // absl normalizes the file names it passes (leading '/' dropped): compare ends.
-  absl::string_view base(main_file);
-  base.remove_prefix(base.rfind('/') == absl::string_view::npos ? 0 : base.rfind('/') + 1);
-  static const std::string* main = new std::string(base);
-  absl::FlagsUsageConfig config;
-  config.contains_help_flags = [](absl::string_view file) {
-    return absl::EndsWith(file, *main) || absl::EndsWith(file, "lifecycle_flags.cc");
-  };
-  absl::SetFlagsUsageConfig(config);
-}
 
 absl::StatusOr<ConnectionLimits> ConnectionLimitsFromFlags() {
   ConnectionLimits l;

@@ -14,10 +14,6 @@
 
 namespace reco {
 
-// Makes --help list these flags with main's (absl lists only the main file's by
-// default). Call before absl::ParseCommandLine; `main_file` is __FILE__ of main.
-void IncludeLifecycleFlagsInHelp(const char* main_file);
-
 absl::StatusOr<ConnectionLimits> ConnectionLimitsFromFlags();
 // `deadline` is --shutdown_deadline (defined in main).
 absl::StatusOr<DrainOptions> DrainOptionsFromFlags(absl::Duration deadline);

@@ -6,9 +6,8 @@
 #include <iostream>
 
 #include "absl/flags/flag.h"
-#include "absl/flags/parse.h"
-#include "absl/flags/usage.h"
 #include "absl/time/time.h"
+#include "cli/flag_parse.h"
 #include "rpc/health_check.h"
 #include "rpc/pem_file.h"
 
@@ -19,9 +18,9 @@ ABSL_FLAG(std::string, tls_ca, "",
 ABSL_FLAG(absl::Duration, deadline, absl::Seconds(2), "give up (exit 1) after this long");
 
 int main(int argc, char** argv) {
-  absl::SetProgramUsageMessage("Exits 0 when a gRPC server's health service answers SERVING.\n"
-                               "  reco_probe --target 127.0.0.1:50051");
-  std::vector<char*> rest = absl::ParseCommandLine(argc, argv);
+  std::vector<char*> rest = reco::ParseFlagsOrExit2(argc, argv, "reco_probe",
+                                                     "Exits 0 when a gRPC server's health service answers SERVING.\n"
+                                                     "  reco_probe --target 127.0.0.1:50051");
   if (rest.size() > 1) {
     std::cerr << "reco_probe: unexpected argument '" << rest[1] << "' (use --target HOST:PORT)\n";
     return 2;

@@ -16,11 +16,10 @@
 #include <tuple>
 
 #include "absl/flags/flag.h"
-#include "absl/flags/parse.h"
-#include "absl/flags/usage.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/time/time.h"
+#include "cli/flag_parse.h"
 #include "core/request.h"
 #include "server/ceiling_service.h"
 #include "rpc/pem_file.h"
@@ -264,10 +263,10 @@ void WarnAboutExposure(const reco::ServerOptions& o) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  absl::SetProgramUsageMessage("The Recommender gRPC server, in one of four memory modes (or the ceiling).\n"
-                               "  reco_server --listen 127.0.0.1:0 --mode arena_pool");
-  reco::IncludeLifecycleFlagsInHelp(__FILE__);
-  std::vector<char*> rest = absl::ParseCommandLine(argc, argv);
+  std::vector<char*> rest =
+      reco::ParseFlagsOrExit2(argc, argv, "reco_server",
+                              "The Recommender gRPC server, in one of four memory modes (or the ceiling).\n"
+                              "  reco_server --listen 127.0.0.1:0 --mode arena_pool");
   if (rest.size() > 1) BadFlag(absl::StrCat("unexpected argument '", rest[1], "' (flags only; see --help)"));
   reco::ServerOptions options = OptionsFromFlags();
   absl::StatusOr<reco::DrainOptions> drain = reco::DrainOptionsFromFlags(absl::GetFlag(FLAGS_shutdown_deadline));

@@ -8,12 +8,14 @@ The layers, lowest first (a folder may include its own files and those listed):
                     is copied alone, under any folder name (PATTERNS_RULE below)
   proto             nothing of the project's
   core              proto, patterns
+  cli               nothing of the project's (every main's --version and flag parsing:
+                    cli/build_info.h, cli/flag_parse.h)
   rpc               core, proto (the RPC utilities server and client share; core for
                     reading a reply's bytes, core/byte_buffer_bytes.h, and for the
                     schema server reflection fills, core/proto_schema.h)
-  server            core, rpc, patterns, proto
-  client            core, rpc, patterns, proto
-  tools             core, patterns, proto
+  server            core, rpc, patterns, proto, cli
+  client            core, rpc, patterns, proto, cli
+  tools             core, patterns, proto, cli
   bench             core, patterns, proto, server (a benchmark of the server's own
                     measurement, measure_cost_bench.cc; nothing includes bench/)
   examples          nothing of the project's folders by path: an example builds alone
@@ -47,15 +49,16 @@ import os
 import re
 import sys
 
-OWN_FOLDERS = {"proto", "patterns", "core", "rpc", "server", "client", "tools", "bench", "stats", "tests", "fuzz",
+OWN_FOLDERS = {"proto", "patterns", "core", "cli", "rpc", "server", "client", "tools", "bench", "stats", "tests", "fuzz",
                "sanitizers", "examples"}
 ALLOWED = {
     "patterns": set(),
     "core": {"core", "proto", "patterns"},
+    "cli": {"cli"},
     "rpc": {"rpc", "core", "proto"},
-    "server": {"server", "core", "rpc", "patterns", "proto"},
-    "client": {"client", "core", "rpc", "patterns", "proto"},
-    "tools": {"tools", "core", "patterns", "proto"},
+    "server": {"server", "core", "rpc", "patterns", "proto", "cli"},
+    "client": {"client", "core", "rpc", "patterns", "proto", "cli"},
+    "tools": {"tools", "core", "patterns", "proto", "cli"},
     "bench": {"bench", "core", "patterns", "proto", "server"},
     "examples": set(),
     "stats": {"stats", "core", "proto"},

@@ -12,12 +12,11 @@
 #include <vector>
 
 #include "absl/flags/flag.h"
-#include "absl/flags/parse.h"
-#include "absl/flags/usage.h"
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "absl/strings/str_split.h"
+#include "cli/flag_parse.h"
 #include "core/allocation_ledger.h"
 #include "core/json_message.h"
 #include "core/message_ledger.h"
@@ -121,14 +120,14 @@ int RunUserMessage(const std::vector<std::string>& import_paths, const reco::Mes
 }  // namespace
 
 int main(int argc, char** argv) {
-  absl::SetProgramUsageMessage(
+  const char* const usage =
       "Prints the exact allocations, frees and bytes of one steady-state response per memory mode\n"
       "and for the fragments path (no message: the reply spliced from pre-serialized items).\n"
       "Usage: alloc_ledger [--items N] [--profile realistic|compact] [--modes LIST] [--format text|json]\n"
-      "       alloc_ledger --proto F.proto|--protoset F.pb --message pkg.Type --data_file reply.json [--modes LIST]");
+      "       alloc_ledger --proto F.proto|--protoset F.pb --message pkg.Type --data_file reply.json [--modes LIST]";
   g_argc = argc;
   g_argv = argv;
-  std::vector<char*> rest = absl::ParseCommandLine(argc, argv);
+  std::vector<char*> rest = reco::ParseFlagsOrExit2(argc, argv, "alloc_ledger", usage);
   if (rest.size() > 1) return Fail(std::string("unexpected argument '") + rest[1] + "'");
 
   const bool user_message = !absl::GetFlag(FLAGS_proto).empty() || !absl::GetFlag(FLAGS_protoset).empty();
