@@ -10,9 +10,10 @@
 # SCREEN_HEIGHT (default 1800: the verdict, the six charts and the warnings line) sets
 # how much of the page the PNG shows. The same browser flags as tests/e2e/html_report_test.sh.
 set -euo pipefail
-cd "$(dirname "$0")/.."
-report=$(realpath -m "${1:-results/report.html}")
-out=$(realpath -m "${2:-docs/report-screenshot.png}")
+root=$(realpath "$(dirname "$0")/..")
+report=$(realpath -m "${1:-$root/results/report.html}")  # paths given are the caller's
+out=$(realpath -m "${2:-$root/docs/report-screenshot.png}")
+cd "$root"
 height=${SCREEN_HEIGHT:-1800}
 reco_load=${RECO_LOAD:-build/client/reco_load}
 [ -f "$report" ] || { echo "screenshot_report: $report not found (run scripts/run.sh first)" >&2; exit 1; }
@@ -28,7 +29,7 @@ esac
 if [ -n "$json" ]; then
   [ -x "$reco_load" ] || { echo "screenshot_report: $reco_load not found (build it, or set RECO_LOAD)" >&2; exit 1; }
   "$reco_load" merge "$json" --html "$work/report.html" >"$work/merge.log" 2>&1 ||
-    { echo "screenshot_report: reco_load merge $1 failed: $(tail -3 "$work/merge.log")" >&2; exit 1; }
+    { echo "screenshot_report: reco_load merge $report failed: $(tail -3 "$work/merge.log")" >&2; exit 1; }
   report=$work/report.html
 fi
 timeout 120 chromium --headless --no-sandbox --disable-gpu --no-first-run --disable-background-networking \
