@@ -115,7 +115,8 @@ std::string RenderHtml(const RunReport& report) {
   for (const TargetResult& t : report.targets) {
     if (!t.replicas.empty()) absl::StrAppend(&s, "<p class=\"replicas\">", EscapeXml(ReplicaShareLine(t)), "</p>\n");
   }
-  absl::StrAppend(&s, "<p>Command: <code>", EscapeXml(report.environment.command_line), "</code></p>\n</body></html>\n");
+  absl::StrAppend(&s, "<p>Command: <code>", EscapeXml(report.environment.command_line),
+                  "</code></p>\n</body></html>\n");
   return s;
 }
 

@@ -38,7 +38,9 @@ std::string WhyAbsent(const RunReport& report, size_t target, const std::string&
 std::string RatioWords(const PairedRatio& r, const std::string& what) {
   const char* fewer = r.skipped > 0 ? "*" : "";
   if (r.rounds < 2) return absl::StrFormat("x%.2f%s %s (1 round: no spread)", r.median, fewer, what);
-  if (!r.measurable()) return absl::StrFormat("no measurable difference in %s [%.2f-%.2f]%s", what, r.min, r.max, fewer);
+  if (!r.measurable()) {
+    return absl::StrFormat("no measurable difference in %s [%.2f-%.2f]%s", what, r.min, r.max, fewer);
+  }
   return absl::StrCat(FormatPairedRatio(r), " ", what);
 }
 
@@ -90,7 +92,8 @@ std::string WarningSummary(const RunReport& report) {
   if (total <= 1) return total ? report.warnings[0] : "";
   const int disturbed = DisturbedRounds(report);
   if (disturbed == 0) return absl::StrCat(total, " warnings, the first: ", report.warnings[0]);
-  std::string line = absl::StrCat(total, " warnings: ", Plural(disturbed, "round", "rounds"), " disturbed by other processes");
+  std::string line =
+      absl::StrCat(total, " warnings: ", Plural(disturbed, "round", "rounds"), " disturbed by other processes");
   if (total > disturbed) absl::StrAppend(&line, ", ", Plural(total - disturbed, "other", "others"));
   return line;
 }

@@ -103,7 +103,9 @@ TEST(WarningSummary, CountsDisturbedRoundsAndTheRest) {
   r.warnings.push_back("reuse: the client may be the bottleneck");
   EXPECT_EQ(WarningSummary(r), "2 warnings, the first: arena: 2 errors of 1000");
   // Other processes at 35% of the machine in two rounds (noise_guard.h: over 10%).
-  for (TargetResult* t : {&r.targets[0], &r.targets[2]}) t->rounds[1].machine = MachineWindowOf(0.0, 7.0, 4, 2, 1.0, 3.2);
+  for (TargetResult* t : {&r.targets[0], &r.targets[2]}) {
+    t->rounds[1].machine = MachineWindowOf(0.0, 7.0, 4, 2, 1.0, 3.2);
+  }
   r.warnings.insert(r.warnings.end(), {"heap round 2: disturbed", "reuse round 2: disturbed"});
   EXPECT_EQ(WarningSummary(r), "4 warnings: 2 rounds disturbed by other processes, 2 others");
   r.warnings.resize(2);

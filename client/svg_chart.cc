@@ -175,7 +175,9 @@ double NinesX(double percentile) {
   return std::log10(1 / tail);
 }
 
-AxisTicks NinesAxis() { return {{NinesX(50), "p50"}, {NinesX(90), "p90"}, {NinesX(99), "p99"}, {NinesX(99.9), "p99.9"}}; }
+AxisTicks NinesAxis() {
+  return {{NinesX(50), "p50"}, {NinesX(90), "p90"}, {NinesX(99), "p99"}, {NinesX(99.9), "p99.9"}};
+}
 
 std::vector<double> LogTicks(double lo, double hi) {
   if (lo <= 0) lo = hi / 10;
