@@ -1,61 +1,17 @@
 // The HTML report: one self-contained page (inline CSS and SVG, no scripts, nothing
 // fetched). See report_renderers.h.
+#include "absl/strings/ascii.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
+#include "client/report_charts.h"
 #include "client/report_figures.h"
 #include "client/report_renderers.h"
+#include "client/report_verdict.h"
 #include "client/svg_chart.h"
 #include "core/request.h"
 
 namespace reco {
 namespace {
-
-// Enough points for a smooth curve up to p99.99.
-constexpr double kCurve[] = {0,  10, 20, 30, 40,   50,   60,   70,    75,   80,    85,     90,
-                             92, 94, 95, 96, 97,   98,   99,   99.3,  99.5, 99.7,  99.8,   99.9,
-                             99.93, 99.95, 99.97, 99.99};
-
-std::string LatencyChart(const RunReport& report) {
-  std::vector<LineSeries> series;
-  for (const TargetResult& t : report.targets) {
-    LineSeries s{t.spec.name, {}};
-    if (t.client.latency.count() > 0) {
-      for (double p : kCurve) s.points.push_back({NinesX(p), t.client.latency.Percentile(p) / 1e6});
-    }
-    series.push_back(std::move(s));
-  }
-  const bool open = report.options.open_loop();
-  return LineChartSvg(open ? "Latency by percentile (from the scheduled send time)" : "Latency by percentile",
-                      "percentile (each step to the right adds a nine)", "latency (ms)", series, NinesAxis());
-}
-
-std::string QpsChart(const RunReport& report) {
-  std::vector<BarGroup> groups;
-  for (const TargetResult& t : report.targets) {
-    auto [lo, hi] = t.QpsRange();
-    groups.push_back({t.spec.name, {t.client.qps()}, {{lo, hi}}});
-  }
-  return BarChartSvg("QPS (whiskers: min-max over rounds)", "OK responses per second", {"QPS"}, groups, 0);
-}
-
-std::string AllocationChart(const RunReport& report) {
-  std::vector<BarGroup> groups;
-  // The same figures as the table (n/a where the server has no figure).
-  std::vector<Figure> figures;
-  for (const Figure& f : ReportFigures(report.options)) {
-    for (const char* key : {"server_build_allocs_per_rpc", "server_serialize_allocs_per_rpc",
-                            "server_release_allocs_per_rpc", "server_process_allocs_per_rpc"}) {
-      if (f.key == key) figures.push_back(f);
-    }
-  }
-  for (const TargetResult& t : report.targets) {
-    BarGroup g{t.spec.name, {}, {}};
-    for (const Figure& f : figures) g.values.push_back(f.Of(t));
-    groups.push_back(std::move(g));
-  }
-  return BarChartSvg("Server allocations per RPC", "allocations per RPC",
-                     {"build", "serialize", "release", "whole process"}, groups, 0);
-}
 
 std::string FigureTable(const RunReport& report) {
   std::string s = "<table>\n<tr><th></th>";
@@ -96,36 +52,71 @@ std::string FigureTable(const RunReport& report) {
   return s;
 }
 
+// The answer first: one line per target against the baseline (client/report_verdict.h).
+std::string VerdictHtml(const RunReport& report) {
+  std::string heading = VerdictHeading(report);
+  heading[0] = absl::ascii_toupper(heading[0]);  // a heading here, the table's last lines there
+  std::string s = absl::StrCat("<section class=\"verdict\" id=\"verdict\">\n<h2>", EscapeXml(heading),
+                               "</h2>\n<ul>\n");
+  for (const std::string& line : VerdictLines(report)) {
+    absl::StrAppend(&s, "<li class=\"verdict-line\">", EscapeXml(line), "</li>\n");
+  }
+  return s + "</ul>\n</section>\n";
+}
+
+// Every warning, folded under its one-line summary: they must not push the charts down.
+std::string WarningsHtml(const RunReport& report) {
+  if (report.warnings.empty()) return "";
+  std::string s = absl::StrCat("<details class=\"warnings\" id=\"warnings\"><summary class=\"warn\">",
+                               EscapeXml(WarningSummary(report)), "</summary>\n<ul>\n");
+  for (const std::string& w : report.warnings) absl::StrAppend(&s, "<li>", EscapeXml(w), "</li>\n");
+  return s + "</ul>\n</details>\n";
+}
+
+std::string RunHtml(const RunReport& report) {
+  const LoadOptions& o = report.options;
+  const RunEnvironment& e = report.environment;
+  std::string s = absl::StrFormat(
+      "<p class=\"run\">%d round(s) per target, %s warm-up + %s each; %s; %d in flight, %d connection(s); %s. "
+      "Baseline for ratios: <b>%s</b>.<br>\n",
+      o.rounds, absl::FormatDuration(o.warmup), EscapeXml(DescribeWindow(o)),
+      o.open_loop() ? absl::StrFormat("open loop at %g req/s", o.rate) : std::string("closed loop"), o.concurrency,
+      o.connections, EscapeXml(DescribeWorkload(o)), EscapeXml(o.targets.empty() ? "" : o.targets[0].name));
+  absl::StrAppendFormat(&s, "CPU: %s (%d CPUs). protobuf %s, gRPC %s. Client malloc: %s. Started %s.</p>\n",
+                        EscapeXml(e.cpu_model), e.cpus, EscapeXml(e.protobuf_version), EscapeXml(e.grpc_version),
+                        EscapeXml(e.client_malloc), EscapeXml(e.started_utc));
+  return s;
+}
+
+// Two 660 px charts side by side at 1,400 px; ratio cells never wrap.
+constexpr char kStyle[] =
+    "body{font-family:sans-serif;margin:16px 24px;color:#222;max-width:1360px}"
+    "h1{font-size:22px;margin:4px 0}h2{font-size:17px;margin:10px 0 4px}"
+    ".run{color:#555;font-size:13px;margin:4px 0}"
+    ".verdict{background:#f4f8fc;border-left:4px solid #1f77b4;padding:4px 12px;margin:8px 0}"
+    ".verdict ul{margin:4px 0;padding-left:22px}.verdict li{font-size:16px;margin:3px 0}"
+    ".charts{display:grid;grid-template-columns:repeat(auto-fill,minmax(660px,1fr));gap:8px 16px;margin:8px 0}"
+    "svg.chart{display:block;border:1px solid #eee}"
+    ".absent{margin:2px 0;color:#555}"
+    ".figures{overflow-x:auto}table{border-collapse:collapse;margin:12px 0;font-size:13px}"
+    "td,th{border:1px solid #ccc;padding:2px 6px;text-align:right;white-space:nowrap}"
+    "td:first-child{text-align:left}.ratio{color:#666;font-size:88%}"
+    ".warn{color:#a40}details.warnings{margin:8px 0}details.warnings li{color:#a40}";
+
 }  // namespace
 
 std::string RenderHtml(const RunReport& report) {
-  const LoadOptions& o = report.options;
-  const RunEnvironment& e = report.environment;
-  std::string s =
-      "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">\n"
-      "<title>reco_load report</title>\n<style>\n"
-      "body{font-family:sans-serif;margin:24px;color:#222;max-width:1000px}"
-      "table{border-collapse:collapse;margin:12px 0}td,th{border:1px solid #ccc;padding:3px 8px;text-align:right}"
-      "td:first-child{text-align:left}.ratio{color:#666;font-size:90%}.warn{color:#a40}"
-      "svg.chart{display:block;margin:16px 0;border:1px solid #eee}\n"
-      "</style></head><body>\n<h1>reco_load report</h1>\n";
-  absl::StrAppendFormat(
-      &s, "<p>%d round(s) per target, %s warm-up + %s each; %s; %d in flight, %d connection(s); %s. "
-      "Baseline for ratios: <b>%s</b>.</p>\n",
-      o.rounds, absl::FormatDuration(o.warmup), EscapeXml(DescribeWindow(o)),
-      o.open_loop() ? absl::StrFormat("open loop at %g req/s", o.rate) : std::string("closed loop"), o.concurrency,
-      o.connections, EscapeXml(DescribeWorkload(o)),
-      EscapeXml(o.targets.empty() ? "" : o.targets[0].name));
-  absl::StrAppendFormat(&s, "<p>CPU: %s (%d CPUs). protobuf %s, gRPC %s. Client malloc: %s. Started %s.</p>\n",
-                        EscapeXml(e.cpu_model), e.cpus, EscapeXml(e.protobuf_version), EscapeXml(e.grpc_version),
-                        EscapeXml(e.client_malloc), EscapeXml(e.started_utc));
-  for (const std::string& w : report.warnings) absl::StrAppend(&s, "<p class=\"warn\">warning: ", EscapeXml(w), "</p>\n");
-  absl::StrAppend(&s, LatencyChart(report), QpsChart(report), AllocationChart(report));
-  absl::StrAppend(&s, "<h2>All figures</h2>\n", FigureTable(report));
+  std::string s = absl::StrCat("<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">\n",
+                               "<title>reco_load report</title>\n<style>\n", kStyle,
+                               "\n</style></head><body>\n<h1>reco_load report</h1>\n");
+  absl::StrAppend(&s, RunHtml(report), VerdictHtml(report));
+  absl::StrAppend(&s, ReportChartsHtml(report), WarningsHtml(report));
+  absl::StrAppend(&s, "<h2>All figures</h2>\n<div class=\"figures\">\n", FigureTable(report), "</div>\n");
   for (const TargetResult& t : report.targets) {
     if (!t.replicas.empty()) absl::StrAppend(&s, "<p class=\"replicas\">", EscapeXml(ReplicaShareLine(t)), "</p>\n");
   }
-  absl::StrAppend(&s, "<p>Command: <code>", EscapeXml(e.command_line), "</code></p>\n</body></html>\n");
+  absl::StrAppend(&s, "<p>Command: <code>", EscapeXml(report.environment.command_line),
+                  "</code></p>\n</body></html>\n");
   return s;
 }
 

@@ -1,9 +1,11 @@
 // Renderers of a RunReport: a terminal table, JSON (every figure, the parameters and
 // the environment), CSV (one row per target and round, plus an "all" row and the
 // paired-ratio rows per target) and a self-contained HTML page (inline SVG charts
-// only; nothing is loaded from the network). Every ratio they show comes from
-// RatioToBaseline / RunReport::PairedQpsShareOfCeiling (client/paired_ratio.h): the
-// median of the per-round ratios with their min-max, never a ratio of run totals.
+// only; nothing is loaded from the network): the verdict, six charts
+// (client/report_charts.h), the warnings folded under one line, then every figure.
+// Every ratio they show comes from RatioToBaseline / RunReport::PairedQpsShareOfCeiling
+// (client/paired_ratio.h): the median of the per-round ratios with their min-max,
+// never a ratio of run totals.
 //
 // Example:
 //   std::fputs(reco::RenderTable(report).c_str(), stdout);
@@ -22,7 +24,8 @@ namespace reco {
 
 // Targets as columns, one figure per row; every value after the first column also
 // shows its paired ratio to the baseline (the first target), "(x1.43 [1.22-1.82])",
-// and a legend under the table says what the notation means.
+// and a legend under the table says what the notation means. The table ENDS with the
+// verdict lines (client/report_verdict.h), the HTML page opens with them.
 std::string RenderTable(const RunReport& report);
 // The schema of the JSON, its names and JSON types, is proto/load_report.proto
 // (client/report_proto.h maps a RunReport onto it); `reco_load merge` reads it back

@@ -1,8 +1,10 @@
 #include "client/report_renderers.h"
 
 #include "absl/strings/match.h"
+#include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
 #include "absl/strings/string_view.h"
+#include "client/report_charts.h"
 #include "gtest/gtest.h"
 #include "nlohmann/json.hpp"
 
@@ -123,15 +125,52 @@ TEST(RenderTable, ShowsTargetsRatiosAndSpread) {
   EXPECT_EQ(RowWords(table, "build allocs/RPC"), (Words{"7322.0", "n/a"})) << table;
 }
 
-TEST(RenderHtml, IsSelfContainedWithThreeCharts) {
+size_t Count(const std::string& text, const std::string& what) {
+  size_t n = 0;
+  for (size_t at = text.find(what); at != std::string::npos; at = text.find(what, at + 1)) ++n;
+  return n;
+}
+
+TEST(RenderHtml, IsSelfContainedWithSixCharts) {
   std::string html = RenderHtml(SampleReport());
-  size_t charts = 0;
-  for (size_t at = html.find("<svg"); at != std::string::npos; at = html.find("<svg", at + 1)) ++charts;
-  EXPECT_EQ(charts, 3u);
+  EXPECT_EQ(Count(html, "<svg"), 6u);
+  for (const char* id : kReportChartIds) {
+    EXPECT_EQ(Count(html, absl::StrCat("class=\"chart\" id=\"", id, "\"")), 1u) << id;
+  }
   EXPECT_EQ(html.find("<script"), std::string::npos);
   EXPECT_EQ(html.find("src="), std::string::npos);
   EXPECT_EQ(html.find("https://"), std::string::npos);
   EXPECT_NE(html.find("<polyline"), std::string::npos);
+  EXPECT_NE(html.find("white-space:nowrap"), std::string::npos) << "ratio cells must not wrap";
+}
+
+// The answer first: the verdict, then the charts, then the warnings folded under one line.
+TEST(RenderHtml, VerdictThenChartsThenFoldedWarnings) {
+  RunReport r = SampleReport();
+  r.warnings = {"arena: server-side figures unavailable", "heap: something else"};
+  const std::string html = RenderHtml(r);
+  const size_t verdict = html.find("<li class=\"verdict-line\">arena: server CPU per RPC not served (the target has "
+                                   "no reco.v1.ServerStats service), x2.00 [2.00-2.00] QPS</li>");
+  const size_t first_chart = html.find("<svg"), last_chart = html.rfind("</svg>");
+  const size_t warnings = html.find("<details class=\"warnings\" id=\"warnings\"><summary class=\"warn\">2 warnings, "
+                                    "the first: arena: server-side figures unavailable</summary>");
+  ASSERT_NE(verdict, std::string::npos) << html;
+  ASSERT_NE(warnings, std::string::npos) << html;
+  EXPECT_LT(verdict, first_chart);
+  EXPECT_LT(last_chart, warnings);
+  EXPECT_EQ(Count(html, "<li>heap: something else</li>"), 1u);
+}
+
+TEST(RenderHtml, AChartWithoutFiguresIsOneLine) {
+  RunReport r = SampleReport();
+  r.targets[0].server = UnavailableServerFigures("a snapshot failed");  // now no target has server figures
+  const std::string html = RenderHtml(r);
+  EXPECT_EQ(Count(html, "<svg"), 3u) << "latency, QPS and QPS per round stay";
+  EXPECT_NE(html.find("<p class=\"absent\" id=\"chart-server-cpu\"><b>Server CPU per RPC (lower is better)</b>: no "
+                      "target served them (heap: a snapshot failed).</p>"),
+            std::string::npos)
+      << html;
+  EXPECT_EQ(Count(html, "<p class=\"absent\" id=\"chart-"), 3u) << "CPU, allocations, phases";
 }
 
 // The second target reports mode "ceiling": every target's QPS shows as its share.

@@ -7,6 +7,7 @@
 #include "absl/strings/str_join.h"
 #include "client/report_figures.h"
 #include "client/report_renderers.h"
+#include "client/report_verdict.h"
 #include "core/request.h"
 
 namespace reco {
@@ -125,12 +126,19 @@ std::string Legend(const RunReport& report, bool any_skipped) {
   return out;
 }
 
+// The last lines, what a reader looks for first: the same words as the HTML's top.
+std::string Verdict(const RunReport& report) {
+  std::string out = VerdictHeading(report) + "\n";
+  for (const std::string& line : VerdictLines(report)) absl::StrAppend(&out, "  ", line, "\n");
+  return out;
+}
+
 }  // namespace
 
 std::string RenderTable(const RunReport& report) {
   bool any_skipped = false;  // some ratio is over fewer rounds: the legend says what "*" means
   const std::vector<Row> rows = TableRows(report, &any_skipped);
-  return RunLine(report.options) + AlignedRows(rows) + Legend(report, any_skipped);
+  return RunLine(report.options) + AlignedRows(rows) + Legend(report, any_skipped) + Verdict(report);
 }
 
 absl::Status WriteFile(const std::string& path, const std::string& contents) {

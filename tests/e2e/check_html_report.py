@@ -1,14 +1,19 @@
 """Checks what headless chromium made of reco_load's HTML report (html_report_test.sh).
 
-    check_html_report.py DOM.html SCREENSHOT.png
+    check_html_report.py DOM.html SCREENSHOT.png TABLE.txt
 
-DOM.html is chromium's --dump-dom of the report of two targets (heap, arena_pool): it
-must hold the three SVG charts, the two latency curves, the QPS and allocation bars,
-both target names and no script. SCREENSHOT.png is chromium's screenshot: decoded
-here (no image library needed), it must show more than 500 pixels of each of the
-first two series colours, #1f77b4 and #d62728 (the charts were drawn, not just
-parsed). Prints every failed check and exits 1, or prints a summary.
+DOM.html is chromium's --dump-dom of the report of two targets (heap, arena_pool),
+both with server figures: it must open with the verdict line for arena_pool (the
+same words as the last line of TABLE.txt, reco_load's terminal table), then hold the
+six SVG charts by their ids (client/report_charts.h) with their bars, lines and
+round dots, the warnings (if any) folded in a <details> below the charts, both
+target names and no script. SCREENSHOT.png is chromium's screenshot at 1,400 px
+wide: decoded here (no image library needed), its first 900 rows (the first screen)
+must show more than 10,000 pixels of each of the two targets' colours, #1f77b4 and
+#d62728 (the bars were drawn in their target's colour, on the first screen). Prints every failed
+check and exits 1, or prints a summary.
 """
+import html
 import re
 import struct
 import sys
@@ -17,16 +22,54 @@ import zlib
 PNG_SIGNATURE = b"\x89PNG\r\n\x1a\n"
 
 
-def dom_problems(dom):
+CHART_IDS = ["chart-server-cpu", "chart-qps", "chart-allocs", "chart-latency", "chart-round-qps", "chart-phases"]
+# A ratio in the verdict's words: "x0.54 [0.52-0.55] WHAT" or "no measurable difference in WHAT [0.95-1.10]".
+RATIO = r"(x\d+\.\d\d \[\d+\.\d\d-\d+\.\d\d\] {0}|no measurable difference in {0} \[\d+\.\d\d-\d+\.\d\d\])"
+VERDICT = re.compile("arena_pool: " + RATIO.format("server CPU per RPC") + ", " + RATIO.format("QPS") + "$")
+
+
+def verdict_problems(dom, table):
+    """The verdict: first in the page, the same line as the table's last."""
+    lines = [html.unescape(m) for m in re.findall(r'<li class="verdict-line">(.*?)</li>', dom)]
+    last = table.rstrip("\n").split("\n")[-1].strip()
     checks = [
-        (dom.count("<svg") == 3, f"3 <svg> charts in the DOM, found {dom.count('<svg')}"),
-        (dom.count('class="series"') == 2, "two latency curves (heap, arena_pool)"),
-        (len(re.findall(r'<rect class="bar"', dom)) >= 2 + 2 * 3,
-         "QPS bars and at least 3 allocation bars per target (build, serialize, process)"),
+        (len(lines) == 1 and VERDICT.match(lines[0]), f"one verdict line for arena_pool in the verdict's words, got {lines}"),
+        (lines[:1] == [last], f"the table's last line {last!r} is the HTML's verdict line"),
+        (0 <= dom.find('id="verdict"') < dom.find("<svg"), "the verdict before the first chart"),
+    ]
+    return [what for ok, what in checks if not ok]
+
+
+def chart_problems(dom):
+    """Each of the six charts drawn, by its id; its marks counted."""
+    svgs = {i: re.search(r'<svg[^>]*\bid="%s"[^>]*>(.*?)</svg>' % i, dom, re.S) for i in CHART_IDS}
+    problems = [f"chart {i} drawn as an <svg>" for i, m in svgs.items() if not m]
+    if problems:
+        return problems
+    marks = lambda i, what: svgs[i].group(1).count(what)
+    checks = [
+        (marks("chart-server-cpu", 'class="bar"') == 2, "server CPU: a bar per target"),
+        (marks("chart-qps", 'class="bar"') == 2, "QPS: a bar per target"),
+        (marks("chart-allocs", 'class="bar"') == 4, "allocations: build and whole process per target"),
+        (marks("chart-latency", 'class="series"') == 2, "latency: a curve per target"),
+        ("(log scale)" in svgs["chart-latency"].group(1), "latency on a log axis"),
+        (marks("chart-round-qps", 'class="point"') == 2 * 2, "QPS of each round: a dot per target and round"),
+        (marks("chart-phases", 'class="bar"') >= 2 * 2, "phases: build and serialize p99 per target"),
+        (all(marks(i, 'class="legend"') == 1 for i in CHART_IDS), "a legend in every chart"),
+    ]
+    return [what for ok, what in checks if not ok]
+
+
+def dom_problems(dom, table):
+    problems = verdict_problems(dom, table) + chart_problems(dom)
+    warnings = dom.find('<details class="warnings"')
+    checks = [
+        (warnings == -1 or warnings > dom.rfind("</svg>"), "the warnings folded below the charts"),
+        ('class="warn"' not in dom[:dom.rfind("</svg>")], "no warning above the charts"),
         ("heap" in dom and "arena_pool" in dom, "both target names"),
         ("<script" not in dom, "no scripts"),
     ]
-    return [what for ok, what in checks if not ok]
+    return problems + [what for ok, what in checks if not ok]
 
 
 def unfilter(raw, width, height, channels):
@@ -84,17 +127,23 @@ def count_colour(rows, channels, rgb):
 
 
 def main():
-    problems = dom_problems(open(sys.argv[1]).read())
+    problems = dom_problems(open(sys.argv[1]).read(), open(sys.argv[3]).read())
     rows, width, height, channels = decode_png(open(sys.argv[2], "rb").read(), problems)
-    blue, red = count_colour(rows, channels, (0x1f, 0x77, 0xb4)), count_colour(rows, channels, (0xd6, 0x27, 0x28))
-    if blue <= 500:
-        problems.append(f"the first series' blue drawn ({blue} pixels)")
-    if red <= 500:
-        problems.append(f"the second series' red drawn ({red} pixels)")
+    first_screen = rows[:900]
+    blue = count_colour(first_screen, channels, (0x1f, 0x77, 0xb4))
+    red = count_colour(first_screen, channels, (0xd6, 0x27, 0x28))
+    if width != 1400:
+        problems.append(f"a screenshot 1400 px wide ({width})")
+    # Bars, not just lines: each target's bars are in its colour (a curve is ~2,000 pixels).
+    if blue <= 10000:
+        problems.append(f"heap's blue bars on the first screen ({blue} pixels)")
+    if red <= 10000:
+        problems.append(f"arena_pool's red bars on the first screen ({red} pixels)")
     if problems:
         print("FAIL: " + "; ".join(problems))
         sys.exit(1)
-    print(f"HTML report: 3 charts in chromium's DOM; screenshot {width}x{height} with {blue} blue and {red} red pixels")
+    print(f"HTML report: the verdict, then 6 charts in chromium's DOM; screenshot {width}x{height}, its first "
+          f"screen with {blue} blue and {red} red pixels")
 
 
 if __name__ == "__main__":

@@ -1,0 +1,37 @@
+// The six charts of the HTML report (client/report_renderers.h), in reading order:
+//   chart-server-cpu  server CPU per RPC                 bars, one per target
+//   chart-qps         QPS, whiskers min-max over rounds  bars
+//   chart-allocs      server allocations per RPC         bars: build, whole process
+//   chart-latency     latency p50..p99.9                 lines, log y axis
+//   chart-round-qps   QPS of each round                  a dot per round, log y axis
+//   chart-phases      server build / serialize / release p99   grouped bars
+// Target i has SeriesColor(i) in every chart (client/svg_chart.h), and every chart has
+// a legend. A chart whose figures are n/a for every target (no target served server
+// figures, e.g. a report read back from JSON) is one line saying so, with the same
+// id, under the grid of the drawn ones (no hole in the grid):
+//   <p class="absent" id="chart-phases"><b>Server phases, p99 per RPC</b>: no target served them (...).</p>
+//
+// Example:
+//   std::string html = reco::ReportChartsHtml(report);   // six <svg>s or absent lines
+//
+// Thread-safety: a pure function of the report.
+#ifndef ARENA_GRPC_CLIENT_REPORT_CHARTS_H_
+#define ARENA_GRPC_CLIENT_REPORT_CHARTS_H_
+
+#include <string>
+
+#include "client/run_report.h"
+
+namespace reco {
+
+// The ids above, in order.
+inline constexpr const char* kReportChartIds[] = {"chart-server-cpu", "chart-qps",       "chart-allocs",
+                                                  "chart-latency",    "chart-round-qps", "chart-phases"};
+
+// The drawn charts, each in a <div class="cell"> of a <div class="charts"> grid (laid
+// out by the page's style), then the absent ones' lines.
+std::string ReportChartsHtml(const RunReport& report);
+
+}  // namespace reco
+
+#endif  // ARENA_GRPC_CLIENT_REPORT_CHARTS_H_
