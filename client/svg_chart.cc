@@ -15,7 +15,7 @@ namespace {
 
 // Two charts side by side fit a 1,400 px wide window; the right margin holds the legend.
 constexpr double kWidth = 660, kHeight = 300;
-constexpr double kLeft = 64, kRight = 128, kTop = 34, kBottom = 46;
+constexpr double kLeft = 64, kRight = 150, kTop = 34, kBottom = 46;
 constexpr double kPlotW = kWidth - kLeft - kRight, kPlotH = kHeight - kTop - kBottom;
 constexpr double kDigitWidth = 6;  // px of a digit at font-size 10, a little generous
 constexpr const char* kColors[] = {"#1f77b4", "#d62728", "#2ca02c", "#ff7f0e", "#9467bd", "#8c564b", "#17becf"};
@@ -239,8 +239,13 @@ std::string BarChartSvg(const ChartFrame& frame, const std::vector<std::string>&
       const double x = gx + bar_w * static_cast<double>(k);
       s += Bar(groups[g], k, series[k], x, bar_w, y, decimals);
       if (name_bars) {
-        absl::StrAppendFormat(&s, "<text x=\"%.1f\" y=\"%g\" text-anchor=\"middle\" font-size=\"10\">%s</text>\n",
-                              x + bar_w * 0.46, kTop + kPlotH + 14, EscapeXml(series[k]));
+        // Slanted, ending under the bar's middle: long target names next to each
+        // other would overlap level.
+        const double lx = x + bar_w * 0.5, ly = kTop + kPlotH + 12;
+        absl::StrAppendFormat(&s,
+                              "<text x=\"%.1f\" y=\"%g\" transform=\"rotate(-20 %.1f %g)\" text-anchor=\"end\" "
+                              "font-size=\"10\">%s</text>\n",
+                              lx, ly, lx, ly, EscapeXml(series[k]));
       }
     }
   }
