@@ -10,6 +10,10 @@ tools/alloc_ledger, so that a figure has one source and cannot drift.
                                                     also redraw docs/report-screenshot.png
                                                     from the kept run's JSON
 
+Exit 2, naming the cause, for a template error (a hand-typed figure, an unknown run,
+target or figure), a relative link to a missing file or heading, or a page of docs/
+that README.md does not link to.
+
 A template is Markdown with placeholders, {{KIND ARG...}}:
     {{ratio RUN TARGET FIGURE}}   the paired per-round ratio to the run's baseline,
                                   "x0.51 [0.50-0.54]", with "(no measurable difference)"
@@ -38,12 +42,13 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 RESULTS = ROOT / "docs" / "results"
 DOCUMENTS = {"docs/src/README.md.in": "README.md", "docs/src/FINDINGS.md.in": "docs/FINDINGS.md"}
+# The kept run whose HTML report (kept beside its JSON) docs/report-screenshot.png shows.
 SCREENSHOT_RUN = "run-report"
 TIMING = "amd-epyc-2026-12-02/fresh-clone-times.json"
 
 # name -> (file under docs/results, the repo command that wrote it)
 RUNS = {
-    "run-report": ("amd-epyc-2026-12-01/run-report.json.gz", "scripts/run.sh"),
+    "run-report": ("amd-epyc-2026-12-02/run-report.json.gz", "scripts/run.sh"),
     "swap-realistic": ("amd-epyc-2026-12-01/matrix/swap/swap-realistic.json.gz", "scripts/malloc_swap.sh"),
     "swap-compact": ("amd-epyc-2026-12-01/matrix/swap/swap-compact.json.gz", "scripts/malloc_swap.sh"),
     "slices-realistic": ("amd-epyc-2026-12-01/fragments_slices/fragments_slices_realistic.json.gz",
@@ -189,6 +194,8 @@ def render_timing(fig):
     if not path.exists():
         raise TemplateError(f"{path.relative_to(ROOT)} is missing (scripts/fresh_clone_times.sh writes it)")
     t = json.loads(path.read_text())
+    if any(t["exit_status"].values()):
+        raise TemplateError(f"{path.relative_to(ROOT)}: a command failed ({t['exit_status']})")
     minutes = {name: round(seconds / 60) for name, seconds in t["seconds"].items()}
     return (f"From a fresh clone on the 2-core {t['cpu_model']} VM, with the packages already "
             f"installed, `scripts/run.sh` took about {minutes['run']} minutes and `scripts/test.sh` "
@@ -287,6 +294,11 @@ def main():
         if broken:
             print(f"render_docs: {out} links to " + "; ".join(broken), file=sys.stderr)
             return 2
+    unlinked = [p.name for p in sorted((ROOT / "docs").glob("*.md"))
+                if f"](docs/{p.name}" not in rendered["README.md"]]
+    if unlinked:
+        print(f"render_docs: README.md does not link to docs/{', docs/'.join(unlinked)}", file=sys.stderr)
+        return 2
     differ = False
     for out, text in rendered.items():
         current = (ROOT / out).read_text() if (ROOT / out).exists() else ""
@@ -300,8 +312,8 @@ def main():
             (ROOT / out).write_text(text)
             print(f"render_docs: wrote {out}")
     if args.screenshot:
-        subprocess.run([str(ROOT / "scripts" / "screenshot_report.sh"),
-                        str(RESULTS / RUNS[SCREENSHOT_RUN][0])], check=True)
+        html = RESULTS / RUNS[SCREENSHOT_RUN][0].replace(".json.gz", ".html.gz")
+        subprocess.run([str(ROOT / "scripts" / "screenshot_report.sh"), str(html)], check=True)
     if differ:
         print("render_docs: the figures above differ from what the kept results give; "
               "edit docs/src/*.md.in, then run scripts/render_docs.py", file=sys.stderr)
