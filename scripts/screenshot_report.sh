@@ -2,8 +2,9 @@
 # Renders a reco_load report in Debian's headless chromium and saves a PNG of its first
 # screens at 1,400 px wide (the width the report is laid out for):
 #   scripts/screenshot_report.sh [REPORT] [OUT_PNG]
-# REPORT is an HTML report, or a JSON report (.json or .json.gz, e.g. a kept run under
-# docs/results/) rendered first with `reco_load merge REPORT --html` into a temp file.
+# REPORT is an HTML report (.html, or .html.gz as a kept run under docs/results/ keeps
+# it), or a JSON report (.json or .json.gz) rendered first with `reco_load merge REPORT
+# --html` into a temp file.
 # Merge reads back the client side only: from a JSON report the server charts say
 # "no target served them". The reco_load used is $RECO_LOAD, default build/client/reco_load.
 # Defaults: results/report.html (written by scripts/run.sh) -> docs/report-screenshot.png.
@@ -22,6 +23,7 @@ work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 
 case "$report" in
+  *.html.gz) zcat "$report" >"$work/report.html"; json= ; report=$work/report.html ;;
   *.json.gz) zcat "$report" >"$work/report.json"; json=$work/report.json ;;
   *.json) json=$report ;;
   *) json= ;;
