@@ -10,6 +10,7 @@
 #include <google/protobuf/descriptor.pb.h>
 #include <grpcpp/generic/generic_stub.h>
 
+#include "absl/algorithm/container.h"
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
@@ -38,11 +39,19 @@ absl::Status StreamError(const grpc::Status& status, absl::Duration timeout) {
   }
 }
 
-// "--call: the server has no service X", with the services it does list.
+// "--call: the server has no service X", with the services it does list -- or, when
+// it lists X but cannot describe it, that: gRPC 1.51's built-in health service
+// (grpc.health.v1.Health) is served without a descriptor reflection could send.
 absl::Status NoSuchService(ReflectionStream& stream, const std::string& service) {
   ReflectionAnswer list;
   std::string services = "it lists none";
   if (stream.Ask(ListServices(), &list) && !list.garbled && !list.services.empty()) {
+    if (absl::c_linear_search(list.services, service)) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          "--call: the server lists ", service,
+          " but its reflection cannot describe it (no descriptor for it in the server); give the service's "
+          ".proto with --proto or --protoset"));
+    }
     services = absl::StrCat("services: ", absl::StrJoin(list.services, ", "));
   }
   return absl::InvalidArgumentError(

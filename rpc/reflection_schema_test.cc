@@ -14,6 +14,7 @@
 #include <grpcpp/create_channel.h>
 #include <grpcpp/ext/proto_server_reflection_plugin.h>
 #include <grpcpp/generic/async_generic_service.h>
+#include <grpcpp/health_check_service_interface.h>
 #include <grpcpp/security/credentials.h>
 #include <grpcpp/security/server_credentials.h>
 #include <grpcpp/server_builder.h>
@@ -86,6 +87,19 @@ TEST(SchemaFromReflection, UnknownServiceNamesCallAndListsTheServices) {
   EXPECT_THAT(std::string(schema.status().message()), HasSubstr("--call: the server has no service feed.v1.Fed (by reflection; "
                                                    "services: "));
   EXPECT_THAT(std::string(schema.status().message()), HasSubstr("feed.v1.Feed"));
+}
+
+// gRPC 1.51's built-in health service is listed by reflection but has no descriptor
+// in the server: the error says so instead of "no service".
+TEST(SchemaFromReflection, AListedServiceWithoutADescriptorAsksForItsProto) {
+  grpc::reflection::InitProtoReflectionServerBuilderPlugin();
+  grpc::EnableDefaultHealthCheckService(true);
+  FeedService feed;
+  TestServer test = StartServer(&feed);
+  EXPECT_EQ(SchemaFromReflection(*test.channel, "grpc.health.v1.Health", kTimeout).status(),
+            absl::InvalidArgumentError("--call: the server lists grpc.health.v1.Health but its reflection cannot "
+                                       "describe it (no descriptor for it in the server); give the service's .proto "
+                                       "with --proto or --protoset"));
 }
 
 TEST(SchemaFromReflection, ASymbolThatIsNotAServiceNamesCall) {

@@ -23,6 +23,11 @@ What it asserts:
     --align_start boundary, and k8s/collect.sh, reading those logs through a stand-in kubectl,
     merges them into one report whose calls are the two runs' sum. collect.sh refuses
     a log without the markers and a failed Job (exit 1);
+  - Pod Security "restricted", as a cluster enforcing it admits pods: the namespace
+    enforces it (pod-security.kubernetes.io/enforce), and every pod of both renders
+    (servers, the load Job, the edge sidecar, init containers) runs as non-root with
+    the RuntimeDefault seccomp profile, no privilege escalation, every capability
+    dropped, no host namespaces, ports or paths;
   - k8s/production: the same servers without the Job, arena-pool with an nghttpx
     sidecar (the image's edge/nghttpx.conf) in front of a server listening on 127.0.0.1
     only, its Service sending the port to the edge, the edge locked down; run for
@@ -76,6 +81,44 @@ def flag(args, name):
     return None
 
 
+def restricted_problems(name, pod):
+    """What keeps a pod spec from Pod Security's "restricted" level (Kubernetes docs,
+    "Pod Security Standards"), in words."""
+    found = []
+    psc = pod.get("securityContext", {})
+    for key in ("hostNetwork", "hostPID", "hostIPC"):
+        if pod.get(key):
+            found.append(f"{key} is set")
+    found += [f"volume {v.get('name')} is a hostPath" for v in pod.get("volumes", []) if "hostPath" in v]
+    for c in pod.get("initContainers", []) + pod.get("containers", []):
+        sc = c.get("securityContext", {})
+        where = f"container {c['name']}"
+        if sc.get("allowPrivilegeEscalation", True):
+            found.append(f"{where}: allowPrivilegeEscalation is not false")
+        if "ALL" not in sc.get("capabilities", {}).get("drop", []):
+            found.append(f"{where}: does not drop ALL capabilities")
+        if set(sc.get("capabilities", {}).get("add", [])) - {"NET_BIND_SERVICE"}:
+            found.append(f"{where}: adds capabilities")
+        if sc.get("privileged"):
+            found.append(f"{where}: privileged")
+        if not sc.get("runAsNonRoot", psc.get("runAsNonRoot")):
+            found.append(f"{where}: runAsNonRoot is not true (pod or container)")
+        if sc.get("runAsUser", psc.get("runAsUser")) == 0:
+            found.append(f"{where}: runs as user 0")
+        profile = sc.get("seccompProfile", psc.get("seccompProfile", {})).get("type")
+        if profile not in ("RuntimeDefault", "Localhost"):
+            found.append(f"{where}: seccompProfile is {profile}, not RuntimeDefault")
+        found += [f"{where}: hostPort {p['hostPort']}" for p in c.get("ports", []) if p.get("hostPort")]
+    return [f"{name}: {f}" for f in found]
+
+
+def check_restricted(objects_by_key, render):
+    for (kind, name), o in objects_by_key.items():
+        if kind in ("Deployment", "Job"):
+            for problem in restricted_problems(f"{render} {kind} {name}", o["spec"]["template"]["spec"]):
+                check(False, f"Pod Security restricted: {problem}")
+
+
 def seconds(duration):
     m = re.fullmatch(r"(\d+(?:\.\d+)?)(ms|s|m)", duration)
     assert m, duration
@@ -100,6 +143,10 @@ for o in objects:
     if o["kind"] != "Namespace":
         check(o["metadata"].get("namespace") == NAMESPACE, f"{o['kind']} {o['metadata']['name']} is not in {NAMESPACE}")
 check(NAMESPACE in by_kind.get("Namespace", {}), f"no Namespace {NAMESPACE}")
+ns_labels = by_kind.get("Namespace", {}).get(NAMESPACE, {}).get("metadata", {}).get("labels", {})
+check(ns_labels.get("pod-security.kubernetes.io/enforce") == "restricted",
+      f"Namespace {NAMESPACE} does not enforce Pod Security restricted: labels {ns_labels}")
+check_restricted({(o["kind"], o["metadata"]["name"]): o for o in objects}, "k8s/")
 
 compose = yaml.safe_load(open(os.path.join(ROOT, "compose.yaml")))
 x_server = compose["x-server"]
@@ -301,6 +348,7 @@ def production():
     if not check(r.returncode == 0, f"kubectl kustomize k8s/production exited {r.returncode}: {r.stderr}"):
         return
     prod = {(o["kind"], o["metadata"]["name"]): o for o in yaml.safe_load_all(r.stdout) if o}
+    check_restricted(prod, "k8s/production")
     check(not any(kind == "Job" for kind, _ in prod), "production renders a Job: the load Job is the benchmark's")
     bench_names = {(k, n) for k, kinds in by_kind.items() for n in kinds if k != "Job"}
     check(set(prod) == bench_names, f"production's objects {sorted(prod)} are not the benchmark's servers {sorted(bench_names)}")
