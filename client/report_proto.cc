@@ -416,6 +416,7 @@ void EnvironmentToProto(const RunEnvironment& e, v1::ReportEnvironment* out) {
   out->set_client_malloc(e.client_malloc);
   out->set_started_utc(e.started_utc);
   out->set_command_line(e.command_line);
+  out->set_tool_version(e.tool_version);
   for (const std::string& m : e.merged_from) out->add_merged_from(m);
 }
 
@@ -428,6 +429,7 @@ RunEnvironment EnvironmentFromProto(const v1::ReportEnvironment& in) {
   e.client_malloc = in.client_malloc();
   e.started_utc = in.started_utc();
   e.command_line = in.command_line();
+  e.tool_version = in.tool_version();
   e.merged_from.assign(in.merged_from().begin(), in.merged_from().end());
   return e;
 }

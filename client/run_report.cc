@@ -10,6 +10,7 @@
 #include "absl/strings/str_format.h"
 #include "absl/strings/strip.h"
 #include "absl/time/clock.h"
+#include "cli/build_info.h"
 #include "core/allocation_counter.h"
 #include "google/protobuf/stubs/common.h"
 #include "grpcpp/grpcpp.h"
@@ -43,6 +44,7 @@ RunEnvironment RunEnvironment::Current(const std::string& command_line) {
   e.client_malloc = AllocationCounter::MallocName();
   e.started_utc = absl::FormatTime("%Y-%m-%dT%H:%M:%SZ", absl::Now(), absl::UTCTimeZone());
   e.command_line = command_line;
+  e.tool_version = VersionLine("reco_load");
   return e;
 }
 

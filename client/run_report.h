@@ -67,6 +67,7 @@ struct RunEnvironment {
   std::string client_malloc;
   std::string started_utc;  // ISO 8601
   std::string command_line;
+  std::string tool_version;  // reco_load's --version line (cli/build_info.h)
   // The reports a merged report was made of (`reco_load merge`, client/report_merge.h),
   // in order; empty for a report of one run.
   std::vector<std::string> merged_from;

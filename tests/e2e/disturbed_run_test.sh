@@ -37,6 +37,11 @@ grep -q "reco_load: all 2 measured rounds were disturbed (other processes used [
 /usr/bin/python3 -c 'import json, sys; t = json.load(open(sys.argv[1]))["targets"][0]
 sys.exit(t["disturbed_rounds"] != [1, 2])' "$tmp/r.json" || die "report written with disturbed_rounds [1, 2]? $(head -c 300 "$tmp/r.json")"
 echo "ok: --fail_on_disturbed exits 6 after the report"
+# The report names the reco_load that wrote it, as its --version does.
+version=$("$load" --version)
+/usr/bin/python3 -c 'import json, sys; sys.exit(json.load(open(sys.argv[1]))["environment"]["tool_version"] != sys.argv[2])' \
+  "$tmp/r.json" "$version" || die "the report's environment.tool_version is not \"$version\""
+echo "ok: the report carries reco_load's version line"
 
 ( expect_run 0 "reco_load: all 2 measured rounds were disturbed" "$tmp" "$load" "${run[@]}" ) || die "above"
 [ "$(tail -1 "$tmp/l.err")" = "$(grep "measured rounds were disturbed" "$tmp/l.err")" ] ||
