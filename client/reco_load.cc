@@ -11,7 +11,8 @@
 //             [--json FILE] [--csv FILE] [--html FILE]
 //   reco_load --call inbox.v1.Inbox/ListThreads [--proto inbox.proto | --protoset FILE]
 //             [--data JSON | --data_file FILE] [--metadata k=v] [--total N] --target ...
-//   reco_load merge A.json B.json ... [--json FILE] [--csv FILE] [--html FILE]
+//             [--require 'arena_pool/heap server_cpu_us_per_rpc <= 0.7' ...]
+//   reco_load merge A.json B.json ... [--json FILE] [--csv FILE] [--html FILE] [--require ...]
 //       merges the JSON reports of reco_load processes that ran at the same time
 //       (client/report_merge.h) and prints the table.
 //
@@ -20,7 +21,10 @@
 // 4 errors above --max_error_rate; 5 a report file could not be written (its directory
 // is checked before the load: a missing one is a bad flag, exit 2); 6 with
 // --fail_on_disturbed, a measured round was disturbed (client/noise_guard.h), after
-// every report was written. A run with disturbed rounds ends with one line saying so.
+// every report was written; 7 a --require not met (client/requirement.h), after every
+// report was written and only when none of 4, 5 or 6 applies: each of those says the
+// figures themselves are suspect, which comes before what they show. A run with
+// disturbed rounds ends with one line saying so.
 #include <malloc.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -44,6 +48,7 @@
 #include "client/report_merge.h"
 #include "client/report_reader.h"
 #include "client/report_renderers.h"
+#include "client/requirement.h"
 #include "core/request.h"
 #include "rpc/pem_file.h"
 
@@ -104,6 +109,10 @@ ABSL_FLAG(std::string, timeout, "10s", "Deadline of each call.");
 ABSL_FLAG(bool, fail_on_disturbed, false,
           "Exit 6 (after writing every report) when other processes disturbed any measured round: for CI that "
           "must not publish figures from a busy machine. Without it such a run exits 0 with a summary line.");
+ABSL_FLAG(std::vector<std::string>, require, {},
+          "'TARGET/BASELINE FIGURE OP NUMBER', e.g. 'arena_pool/heap server_cpu_us_per_rpc <= 0.7' (repeatable): "
+          "exit 7 (after writing every report) unless every round's paired ratio meets it; FIGURE is a key of the "
+          "JSON's figures, OP one of <= < >= >. Also with `merge`.");
 ABSL_FLAG(bool, quiet, false, "No progress line on stderr (it is shown only on a terminal anyway).");
 
 namespace {
@@ -235,10 +244,22 @@ int PrintAndWrite(const reco::RunReport& report) {
   return 0;
 }
 
+// One line per --require on stdout, after the reports; false when one failed.
+bool PrintRequirements(const reco::RunReport& report) {
+  bool all_passed = true;
+  for (const reco::RequirementResult& q : report.requirements) {
+    std::printf("%s\n", q.line.c_str());
+    all_passed = all_passed && q.passed;
+  }
+  std::fflush(stdout);
+  return all_passed;
+}
+
 // `reco_load merge FILE...`: every input problem is a bad argument (exit 2), named by
 // its file. The merged report's errors do not fail it (exit 4): each input's run has
 // already judged its own against --max_error_rate.
-int Merge(const std::vector<std::string>& files, const std::string& command_line) {
+int Merge(const std::vector<std::string>& files, const std::string& command_line,
+          const std::vector<std::string>& require_values) {
   if (files.empty()) return Fail(2, "merge: give the JSON reports to merge (reco_load merge A.json B.json ...)");
   std::vector<reco::NamedReport> inputs;
   for (const std::string& f : files) {
@@ -248,7 +269,14 @@ int Merge(const std::vector<std::string>& files, const std::string& command_line
   }
   absl::StatusOr<reco::RunReport> merged = reco::MergeReports(inputs, command_line);
   if (!merged.ok()) return Fail(2, absl::StrCat("merge: ", merged.status().message()));
-  return PrintAndWrite(*merged);
+  // Judged on the merged report: its targets and figures are known only now.
+  absl::StatusOr<std::vector<reco::Requirement>> requirements = reco::ParseRequirements(require_values, merged->options);
+  if (!requirements.ok()) return Fail(2, absl::StrCat("merge: ", requirements.status().message(), " (see --help)"));
+  merged->requirements = reco::EvaluateRequirements(*requirements, *merged);
+  const int written = PrintAndWrite(*merged);
+  const bool met = PrintRequirements(*merged);
+  if (written != 0) return written;
+  return met ? 0 : Fail(reco::kRequirementFailedExit, "a --require was not met (the reports are written)");
 }
 
 }  // namespace
@@ -277,16 +305,19 @@ int main(int argc, char** argv) {
       "                 (docs/your-service.md). Without --call: reco.v1.Recommender, every reply checked.\n"
       "       NAME given again adds a replica to that target (--lb_policy round_robin|pick_first);\n"
       "       NAME=dns:///HOST:PORT is every address HOST resolves to (docs/load-client.md, \"Replicas\").\n"
-      "       reco_load merge A.json B.json ... [--json FILE] [--csv FILE] [--html FILE]\n"
+      "       --require 'TARGET/BASELINE FIGURE OP NUMBER' (repeatable): exit 7 unless every round's paired ratio\n"
+      "                 meets it, e.g. 'arena_pool/heap server_cpu_us_per_rpc <= 0.7' (docs/load-client.md, \"Requirements\").\n"
+      "       reco_load merge A.json B.json ... [--json FILE] [--csv FILE] [--html FILE] [--require ...]\n"
       "                 merges the JSON reports of reco_load processes run AT THE SAME TIME against the same\n"
       "                 servers: latency histograms add bucket by bucket, counts add, QPS is over the longest\n"
       "                 window; the server side is not merged (docs/load-client.md, \"Distributed load\").";
   const std::vector<std::string> target_values = reco::CollectTargetFlags(argc, argv);
   const std::vector<std::string> metadata_values = reco::CollectRepeatedFlag(argc, argv, "metadata", false);
+  const std::vector<std::string> require_values = reco::CollectRepeatedFlag(argc, argv, "require", false);
   const std::string command_line = absl::StrJoin(argv, argv + argc, " ");
   std::vector<char*> rest = reco::ParseFlagsOrExit2(argc, argv, "reco_load", usage);
   if (rest.size() > 1 && std::string(rest[1]) == "merge") {
-    return Merge(std::vector<std::string>(rest.begin() + 2, rest.end()), command_line);
+    return Merge(std::vector<std::string>(rest.begin() + 2, rest.end()), command_line, require_values);
   }
   if (rest.size() > 1) return Fail(2, absl::StrCat("unexpected argument '", rest[1], "' (see --help)"));
   absl::StatusOr<reco::LoadOptions> options = OptionsFromFlags(target_values, metadata_values);
@@ -294,6 +325,8 @@ int main(int argc, char** argv) {
   if (absl::Status paths = CheckReportPaths(); !paths.ok()) {
     return Fail(2, absl::StrCat(paths.message(), " (see --help)"));
   }
+  absl::StatusOr<std::vector<reco::Requirement>> requirements = reco::ParseRequirements(require_values, *options);
+  if (!requirements.ok()) return Fail(2, absl::StrCat(requirements.status().message(), " (see --help)"));
   absl::StatusOr<reco::RequestData::Format> format = reco::ParseDataFormat(absl::GetFlag(FLAGS_data_format));
   if (!format.ok()) return Fail(2, absl::StrCat(format.status().message(), " (see --help)"));
   absl::StatusOr<reco::CallSpec> call =
@@ -317,7 +350,9 @@ int main(int argc, char** argv) {
   if (show_progress) std::fprintf(stderr, "\r%-78s\r", "");
   if (!report.ok()) return Fail(3, std::string(report.status().message()));
 
+  report->requirements = reco::EvaluateRequirements(*requirements, *report);
   const int written = PrintAndWrite(*report);
+  const bool met = PrintRequirements(*report);
   if (written != 0) return written;
   const reco::NoiseSummary noise = reco::SummarizeNoise(*report);
   if (noise.disturbed > 0) std::fprintf(stderr, "reco_load: %s\n", reco::NoiseSummaryLine(noise).c_str());
@@ -328,5 +363,6 @@ int main(int argc, char** argv) {
   if (noise.disturbed > 0 && absl::GetFlag(FLAGS_fail_on_disturbed)) {
     return Fail(6, "--fail_on_disturbed: a measured round was disturbed (the reports are written)");
   }
+  if (!met) return Fail(reco::kRequirementFailedExit, "a --require was not met (the reports are written)");
   return 0;
 }

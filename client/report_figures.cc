@@ -155,13 +155,17 @@ std::string FormatFigure(const Figure& figure, std::optional<double> value) {
 }
 
 std::optional<PairedRatio> RatioToBaseline(const RunReport& report, size_t target, const Figure& figure) {
-  if (!figure.has_ratio || target >= report.targets.size()) return std::nullopt;
+  return RatioBetween(report, target, 0, figure);
+}
+
+std::optional<PairedRatio> RatioBetween(const RunReport& report, size_t target, size_t baseline, const Figure& figure) {
+  if (!figure.has_ratio || target >= report.targets.size() || baseline >= report.targets.size()) return std::nullopt;
   auto per_round = [&figure](const TargetResult& t) {
     std::vector<std::optional<double>> values;
     for (const RoundResult& r : t.rounds) values.push_back(figure.Of(r));
     return values;
   };
-  return PairRounds(per_round(report.targets[target]), per_round(report.targets[0]));
+  return PairRounds(per_round(report.targets[target]), per_round(report.targets[baseline]));
 }
 
 std::string ReplicaShareLine(const TargetResult& t) {

@@ -52,6 +52,9 @@ std::string FormatFigure(const Figure& figure, std::optional<double> value);
 // Target `target`'s figure over the baseline's (report.targets[0]), paired round by
 // round (PairRounds); nullopt when no round pairs or the figure has no ratio.
 std::optional<PairedRatio> RatioToBaseline(const RunReport& report, size_t target, const Figure& figure);
+// The same over any other target's rounds (`--require`'s TARGET/BASELINE,
+// client/requirement.h): RatioToBaseline is RatioBetween(report, target, 0, figure).
+std::optional<PairedRatio> RatioBetween(const RunReport& report, size_t target, size_t baseline, const Figure& figure);
 
 // For a target with replicas, each backend's share of the RPCs its servers answered,
 // so that an uneven spread shows (the table and the HTML print it):

@@ -76,6 +76,18 @@ struct RunEnvironment {
   static RunEnvironment Current(const std::string& command_line);
 };
 
+// What one `--require` found (client/requirement.h evaluates it): kept in the report
+// so that the JSON holds it beside the figures it was judged on.
+struct RequirementResult {
+  std::string expression;            // "arena_pool/heap server_cpu_us_per_rpc <= 0.7"
+  std::optional<PairedRatio> ratio;  // the paired ratio; nullopt: no round measured it
+  bool passed = false;
+  // Why it failed, "" when it passed: "worst round 2: x0.81", "not measured", "not
+  // measured in round 2".
+  std::string detail;
+  std::string line;  // the line printed: "require EXPR: x0.52 [0.48-0.55] PASS"
+};
+
 struct RunReport {
   LoadOptions options;
   RunEnvironment environment;
@@ -84,6 +96,8 @@ struct RunReport {
   // stats service, errors ...).
   std::vector<std::string> warnings;
   double wall_seconds = 0;
+  // Each --require, in the order given; empty without one.
+  std::vector<RequirementResult> requirements;
 
   // Errors over completions, all targets and rounds.
   double error_rate() const;
