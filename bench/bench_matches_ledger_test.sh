@@ -7,7 +7,7 @@
 #   BM_Release   = ledger release    (Release)
 #   BM_Cycle     = build + serialize + release
 #   BM_Fragments/.../reply:copied = the fragments row's build + serialize + release
-#                  (splice + Finish + release, one SplicedReply reused, as the server's)
+#                  (the reply written once into one slice + release, as the server does)
 # allocs, frees and bytes must match exactly, for every mode and fragments, items 10
 # and 200, both profiles.
 set -u

@@ -1,14 +1,15 @@
 // BM_Fragments: the fragments path's whole reply (reco_server --mode=fragments,
-// core/fragment_reply.h): SplicedReply::Clear() + BuildFragmentReply() + Finish()
-// into a grpc::ByteBuffer + the ByteBuffer cleared, as gRPC does once it has written
-// it. Two ways of handing the bytes to gRPC:
+// core/fragment_reply.h) into a grpc::ByteBuffer + the ByteBuffer cleared, as gRPC
+// does once it has written it. Two ways of handing the bytes to gRPC:
 //
 //   reply:copied     the server's default (SplicedReply::kDefaultCopyFragmentsBelow,
-//                    4 KiB): every catalogue item is shorter, so the whole reply is
-//                    copied into one slice
-//   reply:zero_copy  copy_fragments_below = 0: every item referenced by a static
-//                    slice of its own, 2n + 1 slices (--fragments_copy_below_bytes=0);
-//                    what referencing saves, or costs, in the handler
+//                    4 KiB): every catalogue item is shorter, so the reply is sized
+//                    first and written once into one slice (WriteFragmentReply)
+//   reply:zero_copy  copy_fragments_below = 0: SplicedReply::Clear() +
+//                    BuildFragmentReply() + Finish(), every item referenced by a
+//                    static slice of its own, 2n + 1 slices
+//                    (--fragments_copy_below_bytes=0); what referencing saves, or
+//                    costs, in the handler
 //
 //   BM_Fragments/items:200/profile:realistic/reply:copied
 //
@@ -46,43 +47,48 @@ enum class ReplyKind { kCopied, kZeroCopy };
 
 const char* ReplyKindName(ReplyKind kind) { return kind == ReplyKind::kCopied ? "copied" : "zero_copy"; }
 
-size_t CopyFragmentsBelow(ReplyKind kind) {
-  return kind == ReplyKind::kCopied ? patterns::SplicedReply::kDefaultCopyFragmentsBelow : 0;
-}
-
-// One reply, start to end; *response is empty before and after.
-void SpliceAndRelease(const v1::RecommendRequest& request, patterns::SplicedReply* reply,
-                      grpc::ByteBuffer* response) {
-  reply->Clear();
-  BuildFragmentReply(DefaultCatalogue(), request, reply);
-  reply->Finish(response);
+// One reply, start to end; *response is empty before and after. `reply`: the
+// zero-copy path's scratch.
+void ReplyAndRelease(ReplyKind kind, const v1::RecommendRequest& request, patterns::SplicedReply* reply,
+                     grpc::ByteBuffer* response) {
+  if (kind == ReplyKind::kCopied) {
+    WriteFragmentReply(DefaultCatalogue(), request, response);
+  } else {
+    reply->Clear();
+    BuildFragmentReply(DefaultCatalogue(), request, reply);
+    reply->Finish(response);
+  }
   benchmark::DoNotOptimize(*response);
   response->Clear();
 }
 
 void Fragments(benchmark::State& state, uint32_t items, v1::TextProfile profile, ReplyKind kind) {
   const v1::RecommendRequest request = LedgerRequest(items, profile);
-  patterns::SplicedReply reply(CopyFragmentsBelow(kind));
+  patterns::SplicedReply reply(/*copy_fragments_below=*/0);
   grpc::ByteBuffer response;
-  for (int i = 0; i < kWarmupReplies; ++i) SpliceAndRelease(request, &reply, &response);
+  for (int i = 0; i < kWarmupReplies; ++i) ReplyAndRelease(kind, request, &reply, &response);
 
   // The reply's shape, read once outside the loop (Dump allocates).
-  reply.Clear();
-  BuildFragmentReply(DefaultCatalogue(), request, &reply);
-  reply.Finish(&response);
+  if (kind == ReplyKind::kCopied) {
+    WriteFragmentReply(DefaultCatalogue(), request, &response);
+  } else {
+    reply.Clear();
+    BuildFragmentReply(DefaultCatalogue(), request, &reply);
+    reply.Finish(&response);
+  }
   std::vector<grpc::Slice> slices;
   if (!response.Dump(&slices).ok()) {
     state.SkipWithError("the reply's ByteBuffer could not be read");
     return;
   }
-  const size_t reply_bytes = reply.size();
-  const size_t referenced = reply.referenced_fragments();
+  const size_t reply_bytes = response.Length();
+  const size_t referenced = kind == ReplyKind::kCopied ? 0 : reply.referenced_fragments();
   response.Clear();
 
   AllocationMeter meter;
   for (auto _ : state) {
     meter.Start();
-    SpliceAndRelease(request, &reply, &response);
+    ReplyAndRelease(kind, request, &reply, &response);
     meter.Stop();
   }
   meter.Report(state);

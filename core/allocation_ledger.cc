@@ -9,30 +9,30 @@
 #include "core/allocation_counter.h"
 #include "core/fragment_reply.h"
 #include "core/response_builder.h"
-#include "patterns/spliced_reply.h"
 
 namespace reco {
 namespace {
 
-// The fragments path as FragmentsService::Recommend runs it once the request is
-// parsed (the message modes' rows start from a parsed request too).
+// The fragments path as FragmentsService::Recommend runs it by default (every item
+// copied: the reply written once) once the request is parsed (the message modes'
+// rows start from a parsed request too).
 ModeLedger MeasureFragments(const Catalogue& catalogue, const v1::RecommendRequest& request,
                             const LedgerOptions& options, size_t* reply_bytes) {
   ModeLedger m;
   m.fragments = true;
-  patterns::SplicedReply reply;  // the server's thread_local scratch: reused, never shrunk
-  grpc::ByteBuffer response;     // empty at each call, as gRPC hands it to the raw handler
+  grpc::ByteBuffer response;  // empty at each call, as gRPC hands it to the raw handler
   for (int cycle = 0; cycle < options.warmup_responses + options.cycles; ++cycle) {
     const bool measured = cycle >= options.warmup_responses;
     AllocationCounts t0 = AllocationCounter::ThisThread();
-    reply.Clear();
-    BuildFragmentReply(catalogue, request, &reply);
-    reply.Finish(&response);
+    if (!WriteFragmentReply(catalogue, request, &response)) {
+      std::fprintf(stderr, "MeasureFragments: the reply's size and bytes disagreed\n");
+      std::abort();
+    }
     AllocationCounts t1 = AllocationCounter::ThisThread();
-    // No serialize phase: the spliced bytes are the reply, so it stays 0.
-    response.Clear();  // gRPC destroys the reply once written: the slices are unreferenced
+    // No serialize phase: the written bytes are the reply, so it stays 0.
+    *reply_bytes = response.Length();
+    response.Clear();  // gRPC destroys the reply once written: the slice is unreferenced
     AllocationCounts t2 = AllocationCounter::ThisThread();
-    *reply_bytes = reply.size();
     if (measured) {
       m.build.Add(t1 - t0);
       m.release.Add(t2 - t1);

@@ -5,10 +5,10 @@
 //   release    MessageStore::Release(): delete, Clear() or Reset()
 // The fragments path (reco_server --mode=fragments, server/fragments_service.h) builds
 // no message; its row group measures what that handler runs:
-//   build      SplicedReply::Clear() + BuildFragmentReply() + Finish() into a
-//              grpc::ByteBuffer, one SplicedReply reused across responses (the server
-//              keeps one per thread)
-//   serialize  nothing, always 0: the spliced bytes are the reply
+//   build      WriteFragmentReply() into a grpc::ByteBuffer: the server's default,
+//              every item copied, the reply sized first and written once into one
+//              slice (its per-thread score scratch warm, as on a serving thread)
+//   serialize  nothing, always 0: the written bytes are the reply
 //   release    the ByteBuffer cleared: what gRPC does once it has written the reply
 // Counts come from AllocationCounter on the calling thread: they are exact, not
 // sampled. Each row group runs `warmup_responses` responses first (pools fill, buffers

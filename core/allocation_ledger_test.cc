@@ -62,17 +62,17 @@ TEST(AllocationLedgerTest, RealisticProfileArenasStillAllocateOneBufferPerLongSt
   EXPECT_GT(ledger.ForMode(MemoryMode::kHeap).build.allocs, arena.build.allocs);
 }
 
-// The fragments path builds no message: every allocation is gRPC's, in Finish(). With
-// the server's default (SplicedReply::kDefaultCopyFragmentsBelow, 4 KiB: every
-// catalogue item is shorter, so all are copied) a reply is ONE slice, whatever the
-// item count:
-//   1  the slice holding the reply's bytes (grpc_slice_malloc_large)
+// The fragments path builds no message: every allocation is gRPC's. With the
+// server's default (SplicedReply::kDefaultCopyFragmentsBelow, 4 KiB: every catalogue
+// item is shorter, so all are copied) the reply is sized first and written ONCE into
+// one slice, whatever the item count:
+//   1  the slice holding the reply's bytes (grpc_slice_malloc: no zero-fill)
 //   1  the grpc_byte_buffer (its slice array keeps 8 slices inline: no malloc)
-// The bytes are copied into the SplicedReply's reused scratch first, which costs
-// nothing once warm (up to 1 MiB; a 1000-item reply is ~560 KB). Both blocks are live
-// after the build, and the release frees them. (Zero-copy -- every item its own slice,
-// 2n + 1 slices -- makes the slice array grow by 3/2 from 12: 5, 12 and 16 allocations
-// at 10, 200 and 1000 items; reco_bench BM_Fragments/.../reply:zero_copy.)
+// No scratch holds the bytes; the picked items' score values sit in a per-thread
+// scratch that costs nothing once warm. Both blocks are live after the build, and
+// the release frees them. (Zero-copy -- every item its own slice, 2n + 1 slices --
+// makes the slice array grow by 3/2 from 12: 5, 12 and 16 allocations at 10, 200 and
+// 1000 items; reco_bench BM_Fragments/.../reply:zero_copy.)
 TEST(AllocationLedgerTest, FragmentsAllocateOnlyTheReplysSlicesWhateverTheItemCount) {
   struct Expected {
     uint32_t items;

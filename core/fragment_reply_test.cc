@@ -3,6 +3,7 @@
 #include "core/fragment_reply.h"
 
 #include <string>
+#include <vector>
 
 #include <google/protobuf/util/message_differencer.h>
 
@@ -32,6 +33,15 @@ std::string Spliced(const Catalogue& catalogue, const v1::RecommendRequest& requ
   return ByteBufferBytes(buffer);
 }
 
+std::string Written(const Catalogue& catalogue, const v1::RecommendRequest& request) {
+  grpc::ByteBuffer buffer;
+  EXPECT_TRUE(WriteFragmentReply(catalogue, request, &buffer));
+  std::vector<grpc::Slice> slices;
+  EXPECT_TRUE(buffer.Dump(&slices).ok());
+  EXPECT_EQ(slices.size(), 1u) << "one slice per reply";
+  return ByteBufferBytes(buffer);
+}
+
 class FragmentReplyTest : public ::testing::TestWithParam<std::tuple<uint32_t, v1::TextProfile>> {};
 
 TEST_P(FragmentReplyTest, IsBuildResponsesReplyByteForByte) {
@@ -44,6 +54,7 @@ TEST_P(FragmentReplyTest, IsBuildResponsesReplyByteForByte) {
     const std::string spliced = Spliced(catalogue, request);
     EXPECT_EQ(spliced, built.SerializeAsString()) << user;
     EXPECT_EQ(Spliced(catalogue, request, /*copy_fragments_below=*/0), spliced) << user << ", every item referenced";
+    EXPECT_EQ(Written(catalogue, request), spliced) << user << ", written once";
     v1::RecommendResponse parsed;
     ASSERT_TRUE(parsed.ParseFromString(spliced));
     EXPECT_TRUE(google::protobuf::util::MessageDifferencer::Equals(parsed, built));
@@ -61,6 +72,48 @@ TEST(FragmentReplyTest, ASmallCatalogueGivesTheSameShortReply) {
   BuildResponse(*small, request, &built);
   EXPECT_EQ(built.items_size(), 50);
   EXPECT_EQ(Spliced(*small, request), built.SerializeAsString());
+  EXPECT_EQ(Written(*small, request), built.SerializeAsString());
+}
+
+TEST(FragmentReplyTest, WritingStopsAtTheFirstCheckThatSaysYesAndWritesNothing) {
+  const v1::RecommendRequest request = Request(200, v1::TEXT_PROFILE_REALISTIC);
+  grpc::ByteBuffer out;
+  int asked = 0;
+  EXPECT_EQ(WriteFragmentReplyUnlessStopped(DefaultCatalogue(), request, &out, [&] { return ++asked == 3; }, 16),
+            FragmentWrite::kStopped);
+  EXPECT_EQ(asked, 3) << "before items 0, 16 and 32";
+  EXPECT_EQ(out.Length(), 0u);
+  WriteFragmentReply(DefaultCatalogue(), request, &out);  // this thread's scratch now fits 200 items
+  out.Clear();
+  const AllocationCounts warm = AllocationCounter::ThisThread();
+  EXPECT_EQ(WriteFragmentReplyUnlessStopped(DefaultCatalogue(), request, &out, [] { return true; }, 16),
+            FragmentWrite::kStopped);
+  EXPECT_EQ((AllocationCounter::ThisThread() - warm).allocs, 0u) << "stopped before the slice exists";
+  asked = 0;
+  EXPECT_EQ(WriteFragmentReplyUnlessStopped(DefaultCatalogue(), request, &out, [&] { return ++asked, false; }, 0),
+            FragmentWrite::kWritten);
+  EXPECT_EQ(asked, 200) << "0 counts as 1";
+}
+
+// The default path's allocations, exactly: the reply's one slice and gRPC's byte
+// buffer, at any item count, once the thread's score scratch fits the reply.
+TEST(FragmentReplyTest, AWarmWriteAllocatesTheSliceAndTheByteBufferOnly) {
+  const Catalogue& catalogue = DefaultCatalogue();
+  std::vector<uint64_t> beyond_the_reply;  // the slice's refcount and the byte buffer
+  for (uint32_t items : {200u, 10000u}) {
+    const v1::RecommendRequest request = Request(items, v1::TEXT_PROFILE_REALISTIC);
+    grpc::ByteBuffer out;
+    WriteFragmentReply(catalogue, request, &out);
+    out.Clear();
+    const AllocationCounts before = AllocationCounter::ThisThread();
+    ASSERT_TRUE(WriteFragmentReply(catalogue, request, &out));
+    const AllocationCounts used = AllocationCounter::ThisThread() - before;
+    EXPECT_EQ(used.allocs, 2u) << items;
+    EXPECT_EQ(used.frees, 0u) << items;
+    beyond_the_reply.push_back(used.bytes - out.Length());
+  }
+  EXPECT_EQ(beyond_the_reply[0], beyond_the_reply[1]) << "the slice is the reply's size, nothing more";
+  EXPECT_LT(beyond_the_reply[0], 512u);
 }
 
 TEST(FragmentReplyTest, StopsAtTheFirstCheckThatSaysYes) {

@@ -2,6 +2,7 @@
 #include "core/reply_parts.h"
 
 #include <cstdio>
+#include <iterator>
 
 #include "core/item_generator.h"
 #include "core/request.h"
@@ -19,22 +20,30 @@ size_t WriteRequestId(uint64_t key, v1::TextProfile profile, char (&buf)[kReques
   return static_cast<size_t>(std::snprintf(buf, sizeof buf, "req-%016llx", static_cast<unsigned long long>(key)));
 }
 
+ScoreValues ComputeScores(uint64_t key, uint32_t catalogue_index) {
+  SplitMix64 rng(key ^ Mix64(catalogue_index + 1));
+  ScoreValues v;
+  v.relevance = rng.Unit();
+  v.personalization = rng.Unit();
+  v.freshness = rng.Unit();
+  for (float& f : v.features) f = rng.Unit() * 2.0f - 1.0f;
+  return v;
+}
+
+absl::string_view ScoresModelId(v1::TextProfile profile) {
+  return profile == v1::TEXT_PROFILE_COMPACT ? "rk3.2" : "ranker-v3.2-2026-11";
+}
+
 // mutable_x()->assign() rather than set_x("..."): protobuf 3.21's set_x(const char*)
 // builds a temporary std::string first, a second allocation for text over 15 bytes.
 void FillScores(uint64_t key, uint32_t catalogue_index, v1::TextProfile profile, v1::RankingScores* scores) {
-  SplitMix64 rng(key ^ Mix64(catalogue_index + 1));
-  scores->set_relevance(rng.Unit());
-  scores->set_personalization(rng.Unit());
-  scores->set_freshness(rng.Unit());
-  // Eight features: what a small ranking model reads per candidate.
-  auto* features = scores->mutable_features();
-  features->Reserve(8);
-  for (int f = 0; f < 8; ++f) features->Add(rng.Unit() * 2.0f - 1.0f);
-  if (profile == v1::TEXT_PROFILE_COMPACT) {
-    scores->mutable_model_id()->assign("rk3.2");
-  } else {
-    scores->mutable_model_id()->assign("ranker-v3.2-2026-11");
-  }
+  const ScoreValues v = ComputeScores(key, catalogue_index);
+  scores->set_relevance(v.relevance);
+  scores->set_personalization(v.personalization);
+  scores->set_freshness(v.freshness);
+  scores->mutable_features()->Add(std::begin(v.features), std::end(v.features));
+  const absl::string_view model_id = ScoresModelId(profile);
+  scores->mutable_model_id()->assign(model_id.data(), model_id.size());
 }
 
 void FillMetadata(const v1::RecommendRequest& request, uint32_t items, v1::ResponseMetadata* metadata) {

@@ -9,8 +9,8 @@
 //   metadata      model version, experiment bucket, candidates considered, time stamp
 //
 // BuildResponse (response_builder.h) fills these into messages; the fragments mode
-// (patterns/fragment_reply.h) serializes the same values between pre-serialized item
-// bytes. Both call these functions, so the two replies cannot drift apart.
+// (core/fragment_reply.h) writes the same values between pre-serialized item bytes.
+// Both call these functions, so the two replies cannot drift apart.
 //
 // Example:
 //   const uint64_t key = reco::ReplyKey(request);
@@ -23,6 +23,7 @@
 #include <cstddef>
 #include <cstdint>
 
+#include "absl/strings/string_view.h"
 #include "proto/reco.pb.h"
 
 namespace reco {
@@ -32,6 +33,19 @@ uint64_t ReplyKey(const v1::RecommendRequest& request);
 // The request id for `key`, written into buf; returns its length (at most 20).
 inline constexpr size_t kRequestIdBufferBytes = 32;
 size_t WriteRequestId(uint64_t key, v1::TextProfile profile, char (&buf)[kRequestIdBufferBytes]);
+
+// One item's RankingScores as plain values: what FillScores puts in the message and
+// the fragments mode encodes by hand (core/scores_wire.h), without a message.
+struct ScoreValues {
+  static constexpr int kFeatures = 8;  // what a small ranking model reads per candidate
+  float relevance;
+  float personalization;
+  float freshness;
+  float features[kFeatures];
+};
+ScoreValues ComputeScores(uint64_t key, uint32_t catalogue_index);
+// RankingScores.model_id for replies in `profile`.
+absl::string_view ScoresModelId(v1::TextProfile profile);
 
 // Fills an empty (new or Clear()ed) RankingScores for the item at `catalogue_index`.
 void FillScores(uint64_t key, uint32_t catalogue_index, v1::TextProfile profile, v1::RankingScores* scores);

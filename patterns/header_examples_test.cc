@@ -41,6 +41,7 @@
 #include "pooled_arena_allocator.h"
 #include "raw_request.h"
 #include "reused_message_allocator.h"
+#include "sized_reply.h"
 #include "spliced_reply.h"
 #include "sync_arena_reply.h"
 #include "testing/feed_builder.h"
@@ -231,6 +232,30 @@ TEST(HeaderExamplesTest, SplicedReplyIsTheMessage) {
   }
   reply.Finish(response_byte_buffer);
   // end of example
+  v1::FeedResponse parsed;
+  ASSERT_TRUE(parsed.ParseFromString(ByteBufferBytes(buffer)));
+  EXPECT_EQ(parsed.request_id(), "req-1");
+  EXPECT_EQ(parsed.posts_size(), 2);
+}
+
+TEST(HeaderExamplesTest, SizedReplyIsTheMessage) {
+  v1::Post item;
+  item.set_post_id("post-1");
+  const std::vector<std::string> picked_items(2, item.SerializeAsString());
+  const std::string request_id = "req-1";
+  grpc::ByteBuffer buffer;
+  grpc::ByteBuffer* response_byte_buffer = &buffer;
+  // example from sized_reply.h
+  size_t size = patterns::SizedReply::LengthDelimitedFieldSize(1, request_id.size());
+  for (const std::string& item_bytes : picked_items) {         // first pass: sizes only
+    size += patterns::SizedReply::LengthDelimitedFieldSize(2, item_bytes.size());
+  }
+  patterns::SizedReply reply(size);                             // the one slice
+  reply.WriteStringField(1, request_id);
+  for (const std::string& item_bytes : picked_items) reply.WriteStringField(2, item_bytes);
+  const bool sent = reply.Finish(response_byte_buffer);          // false: the passes disagreed
+  // end of example
+  ASSERT_TRUE(sent);
   v1::FeedResponse parsed;
   ASSERT_TRUE(parsed.ParseFromString(ByteBufferBytes(buffer)));
   EXPECT_EQ(parsed.request_id(), "req-1");

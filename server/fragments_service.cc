@@ -19,20 +19,49 @@ grpc::Status FragmentsService::Answer(Context* context, const grpc::ByteBuffer& 
   if (status.ok()) status = admit(request);
   // Measurement only: times and counts this call (no allocator state: no messages).
   MeasuredBuild measured(meter_, static_cast<grpc::RpcAllocatorState*>(nullptr));
-  if (status.ok()) {
-    thread_local patterns::SplicedReply reply;  // scratch, reused by this thread's calls
-    reply.Clear();
-    reply.set_copy_fragments_below(copy_fragments_below_);
-    CallerStillWaits waits(context);
-    if (BuildFragmentReplyUnlessStopped(*catalogue_, request, &reply, waits,
-                                        CallerStillWaits::CheckEvery(check_every_items_))) {
-      reply.Finish(response);  // copied items, or slices pointing into the catalogue
-    } else {
-      status = waits.AbandonedStatus();
-    }
-  }
+  if (status.ok()) status = write_once_ ? WriteOnce(context, request, response) : Splice(context, request, response);
   measured.Finish(status);
   return status;
+}
+
+bool FragmentsService::CopiesEveryItem(const Catalogue& catalogue, size_t copy_fragments_below) {
+  for (v1::TextProfile profile : {v1::TEXT_PROFILE_REALISTIC, v1::TEXT_PROFILE_COMPACT}) {
+    for (uint32_t i = 0; i < catalogue.size(); ++i) {
+      if (catalogue.fragment(profile, i).size() >= copy_fragments_below) return false;
+    }
+  }
+  return true;
+}
+
+template <typename Context>
+grpc::Status FragmentsService::WriteOnce(Context* context, const v1::RecommendRequest& request,
+                                         grpc::ByteBuffer* response) {
+  CallerStillWaits waits(context);
+  switch (WriteFragmentReplyUnlessStopped(*catalogue_, request, response, waits,
+                                          CallerStillWaits::CheckEvery(check_every_items_))) {
+    case FragmentWrite::kWritten:
+      return grpc::Status::OK;
+    case FragmentWrite::kStopped:
+      return waits.AbandonedStatus();
+    case FragmentWrite::kWrongSize:
+      break;
+  }
+  return grpc::Status(grpc::StatusCode::INTERNAL, "fragments: the reply's size and its bytes disagreed (a server bug)");
+}
+
+template <typename Context>
+grpc::Status FragmentsService::Splice(Context* context, const v1::RecommendRequest& request,
+                                      grpc::ByteBuffer* response) {
+  thread_local patterns::SplicedReply reply;  // scratch, reused by this thread's calls
+  reply.Clear();
+  reply.set_copy_fragments_below(copy_fragments_below_);
+  CallerStillWaits waits(context);
+  if (!BuildFragmentReplyUnlessStopped(*catalogue_, request, &reply, waits,
+                                       CallerStillWaits::CheckEvery(check_every_items_))) {
+    return waits.AbandonedStatus();
+  }
+  reply.Finish(response);  // copied items, or slices pointing into the catalogue
+  return grpc::Status::OK;
 }
 
 grpc::ServerUnaryReactor* FragmentsService::Recommend(grpc::CallbackServerContext* context,

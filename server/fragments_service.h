@@ -7,25 +7,30 @@
 // reserves the reply's bytes from the budget, picks the items for THIS request,
 // computes their scores, request id and metadata, and gives up when the caller stops
 // waiting -- the same steps as the message modes (handler_steps.h). Only the reply
-// differs: no RecommendResponse is built; core/fragment_reply.h writes its bytes
-// through patterns/spliced_reply.h: by default the items' bytes are copied into one
-// slice per reply (--fragments_copy_below_bytes=0 references them instead: zero-copy,
-// and slower on gRPC 1.51, docs/patterns.md section 5).
+// differs: no RecommendResponse is built; core/fragment_reply.h writes its bytes.
+// When every item is copied (the default: --fragments_copy_below_bytes is longer
+// than any item), the reply is sized first and written once into one exact-size
+// slice (patterns/sized_reply.h). When some items are at least that long, it goes
+// through patterns/spliced_reply.h, which references them instead: zero-copy, and
+// slower on gRPC 1.51 (docs/patterns.md section 5).
 //
 // How: the generated WithRawCallbackMethod_Recommend gives the handler the request
 // and the response as grpc::ByteBuffer. The request is parsed here (a few dozen
-// bytes, into a message on the stack); the reply is the SplicedReply's ByteBuffer.
-// Each gRPC thread keeps its own SplicedReply scratch (thread_local).
+// bytes, into a message on the stack); the reply is the ByteBuffer of one slice
+// (written once) or the SplicedReply's slices. Each gRPC thread keeps its own
+// scratch (thread_local).
 //
 // Measurement (RpcMeter): the handler's work, parsing included, is the build phase.
 // There is no serialize phase (nothing to serialize) and no release phase the
 // server can time: gRPC frees the reply's slices after writing them.
 //
-// Memory: per call, one slice of about the reply's serialized size (zero-copy: the
+// Memory: per call, one slice of the reply's serialized size (zero-copy: the
 // per-request bytes only, ~80 B per item, plus a slice array of ~64 B per item) and
-// gRPC's byte buffer. Per thread, the scratch keeps the last reply's bytes up to
-// 1 MiB (SplicedReply::kMaxKeptScratchBytes). The catalogue's fragments
-// (Catalogue::fragment_bytes) are shared and outlive the server.
+// gRPC's byte buffer. Per thread: written once, the picked items' score values (44 B
+// per item of the largest reply the thread wrote, at most kMaxItemCount items);
+// spliced, the SplicedReply scratch, up to 1 MiB (SplicedReply::kMaxKeptScratchBytes).
+// The catalogue's fragments (Catalogue::fragment_bytes) are shared and outlive the
+// server.
 //
 // Example:
 //   reco::FragmentsService fragments(catalogue.get(), &meter, reservations, /*check_every_items=*/16);
@@ -61,7 +66,8 @@ class FragmentsService final
         meter_(meter),
         reservations_(reservations),
         check_every_items_(check_every_items),
-        copy_fragments_below_(copy_fragments_below) {}
+        copy_fragments_below_(copy_fragments_below),
+        write_once_(CopiesEveryItem(*catalogue, copy_fragments_below)) {}
 
   grpc::ServerUnaryReactor* Recommend(grpc::CallbackServerContext* context, const grpc::ByteBuffer* request,
                                       grpc::ByteBuffer* response) override;
@@ -76,11 +82,21 @@ class FragmentsService final
   grpc::Status Answer(Context* context, const grpc::ByteBuffer& request_bytes, grpc::ByteBuffer* response,
                       AdmitFn admit);
 
+  // True when no item of either profile is as long as `copy_fragments_below`.
+  static bool CopiesEveryItem(const Catalogue& catalogue, size_t copy_fragments_below);
+  // The reply written once into one slice (WriteFragmentReply), or spliced
+  // (BuildFragmentReply: large items referenced); OK or the status to finish with.
+  template <typename Context>
+  grpc::Status WriteOnce(Context* context, const v1::RecommendRequest& request, grpc::ByteBuffer* response);
+  template <typename Context>
+  grpc::Status Splice(Context* context, const v1::RecommendRequest& request, grpc::ByteBuffer* response);
+
   const Catalogue* const catalogue_;
   RpcMeter* const meter_;
   CallReservations* const reservations_;
   const uint32_t check_every_items_;
   const size_t copy_fragments_below_;
+  const bool write_once_;  // every item copied: CopiesEveryItem
 };
 
 }  // namespace reco

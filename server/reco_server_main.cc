@@ -49,8 +49,9 @@ ABSL_FLAG(int64_t, catalogue_items, 10000,
 ABSL_FLAG(uint64_t, catalogue_seed, 1, "seed the catalogue's items are generated from (reco_load reads it from Stats)");
 ABSL_FLAG(int64_t, fragments_copy_below_bytes, reco::patterns::SplicedReply::kDefaultCopyFragmentsBelow,
           "fragments: items whose serialized bytes are shorter are copied into the reply rather than referenced "
-          "by a slice of their own (0: reference every item, zero-copy; the default copies every catalogue item: "
-          "on gRPC 1.51 one copied slice costs less CPU than a slice per item)");
+          "by a slice of their own (0: reference every item, zero-copy; the default copies every catalogue item, "
+          "and a reply of copied items only is written once into one exact-size slice: on gRPC 1.51 one copied "
+          "slice costs less CPU than a slice per item)");
 ABSL_FLAG(int64_t, max_idle, 64,
           "reuse: idle messages the pool keeps (more may be in use; extras are freed on release); arena_pool: "
           "pooled arenas at most, in use plus idle (calls beyond them get a plain arena for themselves)");

@@ -56,6 +56,26 @@ TEST(ServerFragmentsTest, RepliesEqualEveryMessageModesAsMessagesAndAsBytes) {
   }
 }
 
+// Every item referenced (--fragments_copy_below_bytes=0: the spliced path) or every
+// item copied (the default: the reply written once into one slice): the same bytes.
+TEST(ServerFragmentsTest, ZeroCopyAndWrittenOnceRepliesAreTheSameBytes) {
+  ServerOptions zero_copy_options;
+  zero_copy_options.fragments_copy_below_bytes = 0;
+  std::unique_ptr<RecoServer> zero_copy = StartFragmentsServer(zero_copy_options);
+  std::unique_ptr<RecoServer> written_once = StartFragmentsServer();
+  ASSERT_NE(zero_copy, nullptr);
+  ASSERT_NE(written_once, nullptr);
+  for (const v1::RecommendRequest& request :
+       {MakeRequest(200, v1::TEXT_PROFILE_REALISTIC), MakeRequest(1, v1::TEXT_PROFILE_COMPACT, 9)}) {
+    RawReply referenced = CallRaw(ChannelTo(*zero_copy).get(), request);
+    RawReply copied = CallRaw(ChannelTo(*written_once).get(), request);
+    ASSERT_TRUE(referenced.status.ok()) << referenced.status.error_message();
+    ASSERT_TRUE(copied.status.ok()) << copied.status.error_message();
+    EXPECT_TRUE(referenced.bytes == ExpectedBytes(request)) << "item_count " << request.item_count();
+    EXPECT_TRUE(copied.bytes == referenced.bytes) << "item_count " << request.item_count();
+  }
+}
+
 // --api async serves fragments with the same handler: the same bytes as the callback
 // server; bytes that are not a request get INVALID_ARGUMENT; the budget's counts are
 // exact and it comes back.

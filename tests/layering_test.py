@@ -76,8 +76,9 @@ CORE_FLOORS = [
     ["item_generator", "histogram_proto", "reply_memory",
      # the --call method in a schema; the requests read for it
      "method_schema", "request_data"],
-    # What a reply is made of: the catalogue's items and the per-request parts.
-    ["catalogue", "reply_parts"],
+    # What a reply is made of: the catalogue's items and the per-request parts (scores_wire:
+    # the scores' bytes written by hand from reply_parts' values).
+    ["catalogue", "reply_parts", "scores_wire"],
     # The two ways of making a reply from them.
     ["response_builder", "fragment_reply"],
     # What measures the replies (any message's too), and the tests' helpers.
