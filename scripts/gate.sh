@@ -3,10 +3,12 @@
 # `gate` step runs. Starts heap, arena_pool and fragments reco_servers on 127.0.0.1,
 # drives them in interleaved rounds, and fails (reco_load's exit 7) unless EVERY
 # round's paired ratio meets each bound:
-#   arena_pool/heap server_cpu_us_per_rpc <= 0.9   (the arena pool keeps its CPU saving)
+#   arena_pool/heap server_cpu_us_per_rpc <= 1.0   (the arena pool never costs more CPU than heap)
 #   fragments/heap qps >= 2                        (ready-made slices keep their lead)
 # The bounds are loose on purpose -- the project's kept runs clear them with room
-# (docs/FINDINGS.md) -- so that a failure means a regression, not a noisy machine. A
+# (docs/FINDINGS.md), and 2-second rounds on a shared CI machine spread wide (single
+# rounds of arena_pool/heap have reached the 0.8s) -- so that a failure means a
+# regression, not a noisy machine. A
 # team copying this puts its own figures and bounds here (docs/load-client.md,
 # "Requirements: a run that gates a build").
 #
@@ -31,6 +33,6 @@ echo "machine: $(machine_cpus)"
 rc=0
 "$build/client/reco_load" "${targets[@]}" --rounds "$rounds" --duration "$duration" --quiet \
   --json "$json_dir/gate.json" \
-  --require 'arena_pool/heap server_cpu_us_per_rpc <= 0.9' \
+  --require 'arena_pool/heap server_cpu_us_per_rpc <= 1.0' \
   --require 'fragments/heap qps >= 2' || rc=$?
 exit "$rc"
