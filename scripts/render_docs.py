@@ -273,48 +273,70 @@ def broken_links(text, out, rendered):
     return broken
 
 
+HEADER = "<!-- Rendered by scripts/render_docs.py from {src}: edit that file, then run the script. -->\n"
+
+
+def render_all(fig):
+    """{output path: rendered text} for every document; raises TemplateError."""
+    rendered = {}
+    for src, out in DOCUMENTS.items():
+        fig.quoted = []
+        rendered[out] = HEADER.format(src=src) + render((ROOT / src).read_text(), fig, src)
+    return rendered
+
+
+def link_problems(rendered):
+    """Broken relative links, and the pages of docs/ README.md does not link to."""
+    problems = []
+    for out, text in rendered.items():
+        broken = broken_links(text, out, rendered)
+        if broken:
+            problems.append(f"{out} links to " + "; ".join(broken))
+    unlinked = [p.name for p in sorted((ROOT / "docs").glob("*.md"))
+                if f"](docs/{p.name}" not in rendered["README.md"]]
+    if unlinked:
+        problems.append(f"README.md does not link to docs/{', docs/'.join(unlinked)}")
+    return problems
+
+
+def write_or_diff(rendered, check):
+    """Writes what changed, or with `check` prints its diff; True when anything differs."""
+    differ = False
+    for out, text in rendered.items():
+        current = (ROOT / out).read_text() if (ROOT / out).exists() else ""
+        if text == current:
+            continue
+        differ = True
+        if check:
+            sys.stdout.writelines(difflib.unified_diff(
+                current.splitlines(True), text.splitlines(True), out, f"{out} (rendered)"))
+        else:
+            (ROOT / out).write_text(text)
+            print(f"render_docs: wrote {out}")
+    return differ
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--check", action="store_true", help="compare instead of writing")
     parser.add_argument("--screenshot", action="store_true", help="also redraw the screenshot")
     parser.add_argument("--build", default=str(ROOT / "build"), help="build directory (alloc_ledger)")
     args = parser.parse_args()
-    fig = Figures(args.build)
-    header = "<!-- Rendered by scripts/render_docs.py from {src}: edit that file, then run the script. -->\n"
-    rendered = {}
     try:
-        for src, out in DOCUMENTS.items():
-            fig.quoted = []
-            rendered[out] = header.format(src=src) + render((ROOT / src).read_text(), fig, src)
+        rendered = render_all(Figures(args.build))
     except TemplateError as e:
         print(f"render_docs: {e}", file=sys.stderr)
         return 2
-    for out, text in rendered.items():
-        broken = broken_links(text, out, rendered)
-        if broken:
-            print(f"render_docs: {out} links to " + "; ".join(broken), file=sys.stderr)
-            return 2
-    unlinked = [p.name for p in sorted((ROOT / "docs").glob("*.md"))
-                if f"](docs/{p.name}" not in rendered["README.md"]]
-    if unlinked:
-        print(f"render_docs: README.md does not link to docs/{', docs/'.join(unlinked)}", file=sys.stderr)
+    problems = link_problems(rendered)
+    for problem in problems:
+        print(f"render_docs: {problem}", file=sys.stderr)
+    if problems:
         return 2
-    differ = False
-    for out, text in rendered.items():
-        current = (ROOT / out).read_text() if (ROOT / out).exists() else ""
-        if text == current:
-            continue
-        if args.check:
-            differ = True
-            sys.stdout.writelines(difflib.unified_diff(
-                current.splitlines(True), text.splitlines(True), out, f"{out} (rendered)"))
-        else:
-            (ROOT / out).write_text(text)
-            print(f"render_docs: wrote {out}")
+    differ = write_or_diff(rendered, args.check)
     if args.screenshot:
         html = RESULTS / RUNS[SCREENSHOT_RUN][0].replace(".json.gz", ".html.gz")
         subprocess.run([str(ROOT / "scripts" / "screenshot_report.sh"), str(html)], check=True)
-    if differ:
+    if differ and args.check:
         print("render_docs: the figures above differ from what the kept results give; "
               "edit docs/src/*.md.in, then run scripts/render_docs.py", file=sys.stderr)
         return 1
