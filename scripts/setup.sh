@@ -28,6 +28,7 @@ runtime=(
   libgrpc++-dev libgrpc-dev protobuf-compiler-grpc libprotobuf-dev protobuf-compiler
   libabsl-dev libbenchmark-dev libgtest-dev nlohmann-json3-dev
   libprotoc-dev  # core/proto_schema.cc parses a user's .proto files at run time (protobuf's compiler library)
+  prometheus-cpp-dev  # reco_server --metrics_listen: the Prometheus text format over HTTP (server/metrics_endpoint.h)
   libssl-dev  # rpc/pem_file.cc judges TLS certificate and key files with OpenSSL (gRPC's own TLS library)
 )
 tests=(

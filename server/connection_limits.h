@@ -78,12 +78,6 @@ absl::Status CheckConnectionLimits(const ConnectionLimits& limits);
 // Sets the channel arguments and the accepted compression algorithms on `builder`.
 void ApplyConnectionLimits(const ConnectionLimits& limits, grpc::ServerBuilder* builder);
 
-// "HOST:PORT" (HOST may be "[v6]") with PORT a decimal number in 1..65535, or 0
-// (pick a free port). Without this gRPC took 127.0.0.1:99999 and listened elsewhere.
-absl::Status CheckListenAddress(const std::string& listen);
-// Whether `listen` (a valid HOST:PORT) binds every interface: an empty host, 0.0.0.0,
-// [::] or *. reco_server warns then: anyone who reaches the machine can call it.
-bool ListensOnEveryInterface(const std::string& listen);
 
 // Raises the soft RLIMIT_NOFILE to the hard limit (each connection is a descriptor;
 // Debian's soft default of 1024 caps the server at ~1,000 clients). Returns one line

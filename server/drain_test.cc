@@ -7,6 +7,7 @@
 #include <thread>
 
 #include "server/connection_limits.h"
+#include "server/listen_address.h"
 
 namespace reco {
 namespace {

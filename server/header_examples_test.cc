@@ -8,6 +8,7 @@
 
 #include <grpcpp/grpcpp.h>
 #include <gtest/gtest.h>
+#include <prometheus/text_serializer.h>
 
 #include "absl/status/status.h"
 #include "core/catalogue.h"
@@ -15,6 +16,7 @@
 #include "server/handler_steps.h"
 #include "server/memory_trimmer.h"
 #include "server/phase_recorder.h"
+#include "server/prometheus_metrics.h"
 #include "server/reco_server.h"
 #include "server/recommender_service.h"
 #include "server/reply_budget.h"
@@ -106,6 +108,11 @@ TEST(HeaderExamplesTest, StatsSnapshotter) {
   EXPECT_EQ(s.mode(), "arena_pool");
   EXPECT_TRUE(s.has_store());
   EXPECT_EQ(s.catalogue().items_per_profile(), 100u);
+
+  // prometheus_metrics.h:
+  std::vector<prometheus::MetricFamily> families = reco::PrometheusMetrics(snapshotter.SinceStart());
+  std::string text = prometheus::TextSerializer().Serialize(families);  // the text a scrape returns
+  EXPECT_NE(text.find("reco_rpcs_total{mode=\"arena_pool\",code=\"OK\"} 0"), std::string::npos) << text;
 }
 
 }  // namespace

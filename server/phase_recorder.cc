@@ -18,12 +18,15 @@ void PhaseRecorder::Record(Phase phase, const PhaseSample& sample) {
   PhaseTotals& totals = shard.totals.phase[static_cast<int>(phase)];
   totals.latency.Record(sample.nanos);
   totals.allocations += sample.allocations;
+  totals.allocations_per_call.Record(sample.allocations.allocs);
 }
 
 void PhaseRecorder::CountRpc(grpc::StatusCode code) {
   Shard& shard = ThisThreadShard();
   std::lock_guard<std::mutex> lock(shard.mu);
   Totals& t = shard.totals;
+  const int index = static_cast<int>(code);
+  if (index >= 0 && index < kStatusCodes) ++t.by_code[index];
   if (code == grpc::StatusCode::OK) {
     ++t.rpcs;
     return;
@@ -34,27 +37,51 @@ void PhaseRecorder::CountRpc(grpc::StatusCode code) {
   if (code == grpc::StatusCode::CANCELLED || code == grpc::StatusCode::DEADLINE_EXCEEDED) ++t.abandoned;
 }
 
-PhaseRecorder::Totals PhaseRecorder::Snapshot(bool reset) {
+void PhaseRecorder::Totals::Add(const Totals& o) {
+  for (int p = 0; p < kPhaseCount; ++p) {
+    phase[p].latency.Merge(o.phase[p].latency);
+    phase[p].allocations += o.phase[p].allocations;
+    phase[p].allocations_per_call.Merge(o.phase[p].allocations_per_call);
+  }
+  rpcs += o.rpcs;
+  rpc_errors += o.rpc_errors;
+  invalid += o.invalid;
+  over_budget += o.over_budget;
+  abandoned += o.abandoned;
+  for (int c = 0; c < kStatusCodes; ++c) by_code[c] += o.by_code[c];
+}
+
+PhaseRecorder::Totals PhaseRecorder::SumShards(bool reset) {
   Totals sum;
   for (Shard& shard : shards_) {
     std::lock_guard<std::mutex> lock(shard.mu);
-    for (int p = 0; p < kPhaseCount; ++p) {
-      sum.phase[p].latency.Merge(shard.totals.phase[p].latency);
-      sum.phase[p].allocations += shard.totals.phase[p].allocations;
-      if (reset) {
-        shard.totals.phase[p].latency.Clear();
-        shard.totals.phase[p].allocations = AllocationCounts();
+    sum.Add(shard.totals);
+    if (reset) {
+      for (PhaseTotals& phase : shard.totals.phase) {
+        phase.latency.Clear();
+        phase.allocations = AllocationCounts();
+        phase.allocations_per_call.Clear();
       }
+      Totals& t = shard.totals;
+      t.rpcs = t.rpc_errors = t.invalid = t.over_budget = t.abandoned = 0;
+      t.by_code.fill(0);
     }
-    Totals& t = shard.totals;
-    sum.rpcs += t.rpcs;
-    sum.rpc_errors += t.rpc_errors;
-    sum.invalid += t.invalid;
-    sum.over_budget += t.over_budget;
-    sum.abandoned += t.abandoned;
-    if (reset) t.rpcs = t.rpc_errors = t.invalid = t.over_budget = t.abandoned = 0;
   }
   return sum;
+}
+
+PhaseRecorder::Totals PhaseRecorder::Snapshot(bool reset) {
+  std::lock_guard<std::mutex> lock(carry_mu_);
+  Totals window = SumShards(reset);
+  if (reset) closed_.Add(window);
+  return window;
+}
+
+PhaseRecorder::Totals PhaseRecorder::SinceStart() {
+  std::lock_guard<std::mutex> lock(carry_mu_);
+  Totals all = SumShards(/*reset=*/false);
+  all.Add(closed_);
+  return all;
 }
 
 }  // namespace reco

@@ -6,7 +6,9 @@
 // robin), each with its own mutex, so concurrent handlers rarely meet on a lock and
 // the hot path never allocates. Snapshot() merges the shards (exact: histograms
 // share their buckets) and, with reset, starts a new window. A sample lands wholly in
-// one window: it is added under its shard's lock.
+// one window: it is added under its shard's lock. SinceStart() adds the windows a
+// reset closed to the open one: totals since construction, which only grow (what a
+// Prometheus counter needs; server/prometheus_metrics.h).
 //
 // Example:
 //   reco::PhaseRecorder recorder;
@@ -15,6 +17,9 @@
 //   recorder.Record(reco::Phase::kBuild, clock.Elapsed());
 //   reco::PhaseRecorder::Totals totals = recorder.Snapshot(/*reset=*/false);
 //   totals.phase[0].latency.count()                // 1
+//
+// Memory: fixed at construction -- per shard, six histograms of LatencyHistogram's
+// bucket count, and six more for the closed windows; nothing grows with calls.
 //
 // Thread-safety: every method may be called from any thread.
 #ifndef ARENA_GRPC_SERVER_PHASE_RECORDER_H_
@@ -72,7 +77,11 @@ class PhaseRecorder {
   struct PhaseTotals {
     LatencyHistogram latency;
     AllocationCounts allocations;
+    // The allocation calls of each sample, in the same log-linear layout (a value is
+    // a count, not nanoseconds): exact below 128, within 1% above.
+    LatencyHistogram allocations_per_call;
   };
+  static constexpr int kStatusCodes = 17;  // grpc::StatusCode 0 (OK) .. 16 (UNAUTHENTICATED)
   struct Totals {
     std::array<PhaseTotals, kPhaseCount> phase;
     uint64_t rpcs = 0;        // answered OK
@@ -80,6 +89,9 @@ class PhaseRecorder {
     uint64_t invalid = 0;     // of those, INVALID_ARGUMENT: the request failed validation
     uint64_t over_budget = 0; // RESOURCE_EXHAUSTED: refused by the reply budget
     uint64_t abandoned = 0;   // CANCELLED or DEADLINE_EXCEEDED: the caller stopped waiting
+    std::array<uint64_t, kStatusCodes> by_code{};  // every call by its status code
+
+    void Add(const Totals& o);
   };
 
   void Record(Phase phase, const PhaseSample& sample);
@@ -87,6 +99,8 @@ class PhaseRecorder {
   void CountRpc(grpc::StatusCode code);
   // The window's totals; with reset, zero them afterwards (same lock, per shard).
   Totals Snapshot(bool reset);
+  // Every call and sample since construction, whatever the resets.
+  Totals SinceStart();
 
  private:
   // 16 shards: a few times the handler threads gRPC runs on a small machine, so two
@@ -98,8 +112,13 @@ class PhaseRecorder {
     Totals totals;
   };
   Shard& ThisThreadShard();
+  Totals SumShards(bool reset);
 
   std::array<Shard, kShards> shards_;
+  // The windows closed by resets, summed; carry_mu_ also serializes Snapshot and
+  // SinceStart, so no sample is seen twice or missed between the two.
+  std::mutex carry_mu_;
+  Totals closed_;
 };
 
 }  // namespace reco

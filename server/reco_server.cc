@@ -20,11 +20,13 @@
 #include "server/async_recommender.h"
 #include "server/call_reservations.h"
 #include "server/connection_acceptor.h"
+#include "server/metrics_endpoint.h"
 #include "server/recommender_service.h"
 #include "server/rpc_meter.h"
 #include "server/stats_service.h"
 #include "server/stats_snapshotter.h"
 #include "server/unserved_method_service.h"
+#include "server/listen_address.h"
 
 namespace reco {
 
@@ -54,6 +56,8 @@ struct RecoServer::Parts {
   // Insecure ports only: accepts for `server`, so it stops (and goes) before it.
   std::unique_ptr<ConnectionAcceptor> acceptor;
   int port = 0;
+  // After the server: stops (and goes) first, so no scrape reads a server going away.
+  std::unique_ptr<MetricsEndpoint> metrics;
 
   // Start's steps, in the order it takes them.
   CallReservations* InstallReplyBudget(grpc::ServerBuilder* builder);
@@ -103,6 +107,11 @@ absl::Status CheckReplyBudget(const ServerOptions& o) {
 
 absl::Status CheckOptions(const ServerOptions& o) {
   if (absl::Status s = CheckListenAddress(o.listen); !s.ok()) return s;
+  if (!o.metrics_listen.empty()) {
+    if (absl::Status s = CheckListenAddress(o.metrics_listen); !s.ok()) {
+      return absl::InvalidArgumentError(absl::StrCat("metrics_", s.message()));
+    }
+  }
   if (o.api == ServingApi::kAsync) {
     if (o.async_threads < 1) {
       return absl::InvalidArgumentError(absl::StrCat("async_threads: ", o.async_threads, " is not positive"));
@@ -276,6 +285,15 @@ absl::StatusOr<std::unique_ptr<RecoServer>> RecoServer::Start(const ServerOption
   ApplyTransportLimits(options, &builder);
   parts->RegisterServices(&builder);
   if (absl::Status s = parts->StartServing(&builder); !s.ok()) return s;
+  if (!options.metrics_listen.empty()) {
+    StatsSnapshotter* snapshotter = parts->snapshotter.get();
+    auto metrics = MetricsEndpoint::Start(options.metrics_listen, [snapshotter] { return snapshotter->SinceStart(); });
+    if (!metrics.ok()) {
+      parts->server->Shutdown();
+      return metrics.status();
+    }
+    parts->metrics = *std::move(metrics);
+  }
   return std::unique_ptr<RecoServer>(new RecoServer(std::move(parts)));
 }
 
@@ -428,6 +446,10 @@ int RecoServer::port() const { return parts_->port; }
 const ServerOptions& RecoServer::options() const { return parts_->options; }
 
 v1::StatsSnapshot RecoServer::Stats(bool reset) { return parts_->snapshotter->Snapshot(reset); }
+
+v1::StatsSnapshot RecoServer::SinceStart() { return parts_->snapshotter->SinceStart(); }
+
+int RecoServer::metrics_port() const { return parts_->metrics == nullptr ? 0 : parts_->metrics->port(); }
 
 void RecoServer::BeginDrain() { parts_->server->GetHealthCheckService()->SetServingStatus(false); }
 

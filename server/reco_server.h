@@ -149,6 +149,9 @@ struct ServerOptions {
   // services. gRPC 1.51's switch is process-wide: once one server in a process turned
   // it on, later ones serve it too.
   bool reflection = true;
+  // HOST:PORT of an HTTP port serving GET /metrics in the Prometheus text format
+  // (server/metrics_endpoint.h: its own memory bound); empty: none. Port 0 picks one.
+  std::string metrics_listen;
   // Connection lifetime, keepalive enforcement, accepted request encodings
   // (server/connection_limits.h); on by default.
   ConnectionLimits connection;
@@ -162,6 +165,8 @@ class RecoServer {
   int port() const;                       // the bound port
   const ServerOptions& options() const;   // what it was started with
   v1::StatsSnapshot Stats(bool reset);    // same as the GetStats RPC
+  v1::StatsSnapshot SinceStart();         // the same figures since Start, whatever the resets
+  int metrics_port() const;               // the metrics port bound; 0 without metrics_listen
   void BeginDrain();                      // health NOT_SERVING; calls still served (drain.h)
   void Shutdown(absl::Duration deadline); // graceful: stop accepting, finish in-flight
   void Wait();

@@ -24,6 +24,7 @@
 #include "server/ceiling_service.h"
 #include "rpc/pem_file.h"
 #include "server/connection_limits.h"
+#include "server/listen_address.h"
 #include "server/lifecycle_flags.h"
 #include "server/process_metrics.h"
 #include "server/reco_server.h"
@@ -93,6 +94,8 @@ ABSL_FLAG(bool, allow_stats_reset, false,
           "let GetStats(reset=true) over RPC restart the stats window (off: refused PERMISSION_DENIED; anyone who "
           "reaches the port could otherwise reset it; readers can take differences of snapshots)");
 ABSL_FLAG(bool, reflection, true, "serve gRPC server reflection (v1alpha), so that tools can list the services");
+ABSL_FLAG(std::string, metrics_listen, "",
+          "HOST:PORT serving GET /metrics in the Prometheus text format (docs/server.md); empty: none");
 ABSL_FLAG(bool, measure, true, "time the build/serialize/release phases per RPC (false: for measuring the cost)");
 ABSL_FLAG(std::string, tls_cert, "",
           "TLS (the spelling of --tls-cert: absl flag names have no '-'): PEM certificate chain file; with "
@@ -235,6 +238,10 @@ reco::ServerOptions OptionsFromFlags() {
   o.measure_phases = absl::GetFlag(FLAGS_measure);
   o.allow_stats_reset = absl::GetFlag(FLAGS_allow_stats_reset);
   o.reflection = absl::GetFlag(FLAGS_reflection);
+  o.metrics_listen = absl::GetFlag(FLAGS_metrics_listen);
+  if (!o.metrics_listen.empty()) {
+    if (absl::Status s = reco::CheckListenAddress(o.metrics_listen); !s.ok()) BadFlag(absl::StrCat("--metrics_", s.message()));
+  }
   if (absl::GetFlag(FLAGS_shutdown_deadline) < absl::ZeroDuration() ||
       absl::GetFlag(FLAGS_shutdown_deadline) > absl::Hours(1)) {
     BadFlag(absl::StrCat("--shutdown_deadline=", absl::FormatDuration(absl::GetFlag(FLAGS_shutdown_deadline)),
@@ -302,7 +309,12 @@ int main(int argc, char** argv) {
             << " mode=" << reco::ServingModeName(options.mode)
             << (options.api == reco::ServingApi::kAsync ? absl::StrCat(" api=async threads=", options.async_threads)
                                                         : std::string())
-            << (options.tls_cert_pem.empty() ? "" : " tls=on") << std::endl;  // endl: flushed for scripts
+            << (options.tls_cert_pem.empty() ? "" : " tls=on")
+            << ((*server)->metrics_port() == 0
+                    ? std::string()
+                    : absl::StrCat(" metrics=", options.metrics_listen.substr(0, options.metrics_listen.rfind(':')),
+                                   ":", (*server)->metrics_port()))
+            << std::endl;  // endl: flushed for scripts
 
   int signal_number = 0;
   sigwait(&stop_signals, &signal_number);

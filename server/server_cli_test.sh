@@ -24,6 +24,9 @@ expect_bad_flag 2 "--async_threads=0 is out of range \\[1, 1024\\]" --api=async 
 expect_bad_flag 2 "--max_idle=-1 is out of range" --max_idle=-1 --listen=127.0.0.1:0
 expect_bad_flag 2 "--max_concurrent_streams=0 is out of range" --max_concurrent_streams=0 --listen=127.0.0.1:0
 expect_bad_flag 2 "--listen=nonsense is not HOST:PORT" --listen=nonsense
+expect_bad_flag 2 "--metrics_listen=9464 is not HOST:PORT" --metrics_listen=9464 --listen=127.0.0.1:0
+expect_bad_flag 2 "--metrics_listen=127.0.0.1:70000: port '70000' is not in 1-65535" \
+  --metrics_listen=127.0.0.1:70000 --listen=127.0.0.1:0
 expect_bad_flag 2 "unexpected argument 'extra'" --listen=127.0.0.1:0 extra
 # Ports: 1-65535, or 0 for a free one (gRPC took 127.0.0.1:99999 and listened elsewhere).
 expect_bad_flag 2 "--listen=127.0.0.1:99999: port '99999' is not in 1-65535" --listen=127.0.0.1:99999
@@ -85,6 +88,13 @@ rc=$?
 [ "$rc" != 0 ] || fail "a second server on busy port $busy_port exited 0"
 grep -q "cannot listen on 127.0.0.1:$busy_port" "$tmp/busy.err" || fail "busy port message: $(cat "$tmp/busy.err")"
 echo "ok: busy port $busy_port refused (exit $rc)"
+# The metrics port taken by the running server's gRPC port: exit 1, named, no server left.
+"$server" --listen 127.0.0.1:0 --metrics_listen "127.0.0.1:$busy_port" >"$tmp/busy.out" 2>"$tmp/busy.err"
+rc=$?
+[ "$rc" = 1 ] || fail "a metrics port that is in use: exit $rc, want 1"
+grep -q "metrics_listen=127.0.0.1:$busy_port: cannot serve metrics" "$tmp/busy.err" ||
+  fail "busy metrics port message: $(cat "$tmp/busy.err")"
+echo "ok: busy metrics port $busy_port refused (exit 1)"
 
 "$probe" --target "127.0.0.1:$busy_port" >"$tmp/probe.out" 2>&1 || fail "probe of a serving server: $(cat "$tmp/probe.out")"
 grep -q "is SERVING" "$tmp/probe.out" || fail "probe output: $(cat "$tmp/probe.out")"

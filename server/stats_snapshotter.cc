@@ -15,6 +15,7 @@ void ToProto(const AllocationCounts& counts, v1::AllocationTotals* out) {
 void ToProto(const PhaseRecorder::PhaseTotals& totals, v1::PhaseStats* out) {
   HistogramToProto(totals.latency, out->mutable_latency());
   ToProto(totals.allocations, out->mutable_allocations());
+  HistogramToProto(totals.allocations_per_call, out->mutable_allocations_per_call());
 }
 
 // The calls in the window by status, and the time, allocations and CPU of each phase.
@@ -24,6 +25,7 @@ void ToProto(const PhaseRecorder::Totals& totals, v1::StatsSnapshot* s) {
   s->set_rpc_invalid(totals.invalid);
   s->set_rpc_over_budget(totals.over_budget);
   s->set_rpc_abandoned(totals.abandoned);
+  for (uint64_t calls : totals.by_code) s->add_rpcs_by_code(calls);
   ToProto(totals.phase[static_cast<int>(Phase::kBuild)], s->mutable_build());
   ToProto(totals.phase[static_cast<int>(Phase::kSerialize)], s->mutable_serialize());
   ToProto(totals.phase[static_cast<int>(Phase::kRelease)], s->mutable_release());
@@ -80,7 +82,7 @@ void ToProto(const MessageStoreStats& cur, const MessageStoreStats& base, v1::St
 
 StatsSnapshotter::StatsSnapshotter(std::string mode_name, Sources sources)
     : mode_name_(std::move(mode_name)), sources_(sources) {
-  baseline_ = TakeBaseline();
+  baseline_ = start_ = TakeBaseline();
 }
 
 StatsSnapshotter::Baseline StatsSnapshotter::TakeBaseline() const {
@@ -91,29 +93,37 @@ StatsSnapshotter::Baseline StatsSnapshotter::TakeBaseline() const {
   return b;
 }
 
+void StatsSnapshotter::Fill(const PhaseRecorder::Totals& totals, const ProcessWindow& process,
+                            const Baseline& base, v1::StatsSnapshot* s) const {
+  process.Fill(s);
+  Baseline now = TakeBaseline();
+  s->set_mode(mode_name_);
+  s->set_source("reco_server");
+  ToProto(totals, s);
+  if (sources_.budget != nullptr) ToProto(now.budget, base.budget, sources_.reservations, s->mutable_budget());
+  if (sources_.trimmer != nullptr && sources_.trimmer->enabled()) ToProto(now.trim, base.trim, s->mutable_trim());
+  if (sources_.catalogue != nullptr) ToProto(*sources_.catalogue, s->mutable_catalogue());
+  if (sources_.store != nullptr) ToProto(now.store, base.store, s->mutable_store());
+}
+
 v1::StatsSnapshot StatsSnapshotter::Snapshot(bool reset) {
   std::lock_guard<std::mutex> lock(mu_);
   v1::StatsSnapshot s;
   // Read the totals first and the process figures right after, so both cover
   // (nearly) the same span.
-  PhaseRecorder::Totals totals = sources_.recorder->Snapshot(reset);
-  process_.Fill(&s);
-  Baseline now = TakeBaseline();
-
-  s.set_mode(mode_name_);
-  s.set_source("reco_server");
-  ToProto(totals, &s);
-
-  if (sources_.budget != nullptr) ToProto(now.budget, baseline_.budget, sources_.reservations, s.mutable_budget());
-  if (sources_.trimmer != nullptr && sources_.trimmer->enabled()) ToProto(now.trim, baseline_.trim, s.mutable_trim());
-  if (sources_.catalogue != nullptr) ToProto(*sources_.catalogue, s.mutable_catalogue());
-  if (sources_.store != nullptr) ToProto(now.store, baseline_.store, s.mutable_store());
-
+  Fill(sources_.recorder->Snapshot(reset), process_, baseline_, &s);
   if (reset) {
     process_.Restart();
     if (sources_.budget != nullptr) sources_.budget->ResetPeak();
     baseline_ = TakeBaseline();
   }
+  return s;
+}
+
+v1::StatsSnapshot StatsSnapshotter::SinceStart() {
+  std::lock_guard<std::mutex> lock(mu_);
+  v1::StatsSnapshot s;
+  Fill(sources_.recorder->SinceStart(), since_start_, start_, &s);
   return s;
 }
 

@@ -48,6 +48,10 @@ class StatsSnapshotter {
   // mode_name: a ServingModeName (reco_server.h), for StatsSnapshot.mode.
   StatsSnapshotter(std::string mode_name, Sources sources);
   v1::StatsSnapshot Snapshot(bool reset);
+  // The same figures since the snapshotter was made, whatever the resets: totals that
+  // only grow, for Prometheus (server/metrics_endpoint.h). peak_rss_bytes is the
+  // current window's (the kernel keeps one peak per process).
+  v1::StatsSnapshot SinceStart();
 
  private:
   // The sources' counters at the window's start (the process's are in process_).
@@ -57,12 +61,16 @@ class StatsSnapshotter {
     MemoryTrimmer::Stats trim;
   };
   Baseline TakeBaseline() const;
+  void Fill(const PhaseRecorder::Totals& totals, const ProcessWindow& process, const Baseline& base,
+            v1::StatsSnapshot* s) const;
 
   const std::string mode_name_;
   const Sources sources_;
   std::mutex mu_;
   ProcessWindow process_;
   Baseline baseline_;
+  const ProcessWindow since_start_;  // never restarted
+  Baseline start_;
 };
 
 }  // namespace reco

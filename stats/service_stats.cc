@@ -11,32 +11,45 @@ ServiceStats& ServiceStats::Get() {
   return *stats;
 }
 
+void ServiceStats::Fill(const StatsIdentity& identity, const PhaseRecorder::Totals& totals,
+                        const ProcessWindow& window, v1::StatsSnapshot* s) const {
+  window.Fill(s);
+  s->set_mode(identity.label.empty() ? "service" : identity.label);
+  s->set_source(identity.source);
+  s->set_rpcs_not_counted(identity.rpcs_not_counted);
+  if (!identity.rpcs_not_counted) {
+    s->set_rpcs(totals.rpcs);
+    s->set_rpc_errors(totals.rpc_errors);
+    s->set_rpc_invalid(totals.invalid);
+    s->set_rpc_over_budget(totals.over_budget);
+    s->set_rpc_abandoned(totals.abandoned);
+    for (uint64_t calls : totals.by_code) s->add_rpcs_by_code(calls);
+  }
+  if (build_measured_.load(std::memory_order_relaxed)) {
+    const PhaseRecorder::PhaseTotals& build = totals.phase[static_cast<int>(Phase::kBuild)];
+    HistogramToProto(build.latency, s->mutable_build()->mutable_latency());
+    HistogramToProto(build.allocations_per_call, s->mutable_build()->mutable_allocations_per_call());
+    v1::AllocationTotals* allocations = s->mutable_build()->mutable_allocations();
+    allocations->set_allocs(build.allocations.allocs);
+    allocations->set_frees(build.allocations.frees);
+    allocations->set_bytes(build.allocations.bytes);
+  }
+}
+
 v1::StatsSnapshot ServiceStats::Snapshot(const StatsIdentity& identity, bool reset) {
   std::lock_guard<std::mutex> lock(mu_);
   v1::StatsSnapshot s;
   // The counts first and the process figures right after, so both cover (nearly)
   // the same span.
-  const PhaseRecorder::Totals totals = recorder_.Snapshot(reset);
-  window_.Fill(&s);
-  s.set_mode(identity.label.empty() ? "service" : identity.label);
-  s.set_source(identity.source);
-  s.set_rpcs_not_counted(identity.rpcs_not_counted);
-  if (!identity.rpcs_not_counted) {
-    s.set_rpcs(totals.rpcs);
-    s.set_rpc_errors(totals.rpc_errors);
-    s.set_rpc_invalid(totals.invalid);
-    s.set_rpc_over_budget(totals.over_budget);
-    s.set_rpc_abandoned(totals.abandoned);
-  }
-  if (build_measured_.load(std::memory_order_relaxed)) {
-    const PhaseRecorder::PhaseTotals& build = totals.phase[static_cast<int>(Phase::kBuild)];
-    HistogramToProto(build.latency, s.mutable_build()->mutable_latency());
-    v1::AllocationTotals* allocations = s.mutable_build()->mutable_allocations();
-    allocations->set_allocs(build.allocations.allocs);
-    allocations->set_frees(build.allocations.frees);
-    allocations->set_bytes(build.allocations.bytes);
-  }
+  Fill(identity, recorder_.Snapshot(reset), window_, &s);
   if (reset) window_.Restart();
+  return s;
+}
+
+v1::StatsSnapshot ServiceStats::SinceStart(const StatsIdentity& identity) {
+  std::lock_guard<std::mutex> lock(mu_);
+  v1::StatsSnapshot s;
+  Fill(identity, recorder_.SinceStart(), since_start_, &s);
   return s;
 }
 

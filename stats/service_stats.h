@@ -42,14 +42,19 @@ class ServiceStats {
   // unset before, so a server without scopes does not report "0 allocations to build").
   void NoteBuildScope() { build_measured_.store(true, std::memory_order_relaxed); }
   v1::StatsSnapshot Snapshot(const StatsIdentity& identity, bool reset);
+  // The same figures since the process's first use, whatever the resets (Prometheus).
+  v1::StatsSnapshot SinceStart(const StatsIdentity& identity);
 
  private:
   ServiceStats() = default;
+  void Fill(const StatsIdentity& identity, const PhaseRecorder::Totals& totals, const ProcessWindow& window,
+            v1::StatsSnapshot* s) const;
 
   PhaseRecorder recorder_;
   std::atomic<bool> build_measured_{false};
   std::mutex mu_;
   ProcessWindow window_;  // guarded by mu_
+  const ProcessWindow since_start_;  // never restarted
 };
 
 }  // namespace reco

@@ -1,0 +1,60 @@
+// See metrics_endpoint.h.
+#include "server/metrics_endpoint.h"
+
+#include <exception>
+#include <utility>
+#include <vector>
+
+#include <prometheus/collectable.h>
+#include <prometheus/exposer.h>
+
+#include "absl/strings/str_cat.h"
+#include "server/listen_address.h"
+#include "server/prometheus_metrics.h"
+
+namespace reco {
+namespace {
+
+class SnapshotCollectable : public prometheus::Collectable {
+ public:
+  explicit SnapshotCollectable(MetricsEndpoint::Source source) : source_(std::move(source)) {}
+  std::vector<prometheus::MetricFamily> Collect() const override { return PrometheusMetrics(source_()); }
+
+ private:
+  MetricsEndpoint::Source source_;
+};
+
+// civetweb's form of HOST:PORT: the port alone for every IPv4 interface.
+std::string CivetwebPort(const std::string& listen) {
+  if (ListensOnEveryInterface(listen) && listen.rfind("[::]", 0) != 0 && listen.rfind("::", 0) != 0) {
+    return listen.substr(listen.rfind(':') + 1);
+  }
+  return listen;
+}
+
+}  // namespace
+
+absl::StatusOr<std::unique_ptr<MetricsEndpoint>> MetricsEndpoint::Start(const std::string& listen, Source source) {
+  if (absl::Status s = CheckListenAddress(listen); !s.ok()) {
+    return absl::InvalidArgumentError(absl::StrCat("metrics_", s.message()));
+  }
+  std::unique_ptr<MetricsEndpoint> endpoint(new MetricsEndpoint());
+  endpoint->collectable_ = std::make_shared<SnapshotCollectable>(std::move(source));
+  try {
+    endpoint->exposer_ = std::make_unique<prometheus::Exposer>(std::vector<std::string>{
+        "listening_ports", CivetwebPort(listen), "num_threads", "2", "max_request_size", "16384",
+        "connection_queue", "20", "request_timeout_ms", "10000", "enable_keep_alive", "no"});
+  } catch (const std::exception& e) {
+    return absl::UnavailableError(absl::StrCat("metrics_listen=", listen, ": cannot serve metrics: ", e.what()));
+  }
+  endpoint->exposer_->RegisterCollectable(endpoint->collectable_);
+  const std::vector<int> ports = endpoint->exposer_->GetListeningPorts();
+  endpoint->port_ = ports.empty() ? 0 : ports.front();
+  return endpoint;
+}
+
+MetricsEndpoint::~MetricsEndpoint() {
+  if (exposer_ != nullptr) exposer_->RemoveCollectable(collectable_);
+}
+
+}  // namespace reco
