@@ -16,12 +16,17 @@ void EnableServerStats(grpc::ServerBuilder& builder, const std::string& label) {
   EnableServerStats(builder, options);
 }
 
-void EnableServerStats(grpc::ServerBuilder& builder, const ServerStatsOptions& options) {
-  ServiceStats::Get();  // the window starts now, not at the first GetStats
-  AddStatsPlugin(builder, {options.label, "reco_server_stats", /*rpcs_not_counted=*/false}, options.allow_reset);
+grpc::Status EnableServerStats(grpc::ServerBuilder& builder, const ServerStatsOptions& options) {
+  ServiceStats& stats = ServiceStats::Get();  // the window starts now, not at the first GetStats
+  const StatsIdentity identity{options.label, "reco_server_stats", /*rpcs_not_counted=*/false};
+  AddStatsPlugin(builder, identity, options.allow_reset);
   std::vector<std::unique_ptr<grpc::experimental::ServerInterceptorFactoryInterface>> interceptors;
   interceptors.push_back(NewServerStatsInterceptorFactory());
   builder.experimental().SetInterceptorCreators(std::move(interceptors));
+  if (options.metrics_listen.empty()) return grpc::Status::OK;
+  absl::Status served = stats.ServeMetrics(options.metrics_listen, identity);
+  if (served.ok()) return grpc::Status::OK;
+  return grpc::Status(static_cast<grpc::StatusCode>(served.code()), std::string(served.message()));
 }
 
 std::unique_ptr<grpc::experimental::ServerInterceptorFactoryInterface> NewServerStatsInterceptorFactory() {

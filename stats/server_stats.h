@@ -9,6 +9,11 @@
 //   reco::EnableServerStats(builder, "heap");   // the one line
 //   std::unique_ptr<grpc::Server> server = builder.BuildAndStart();
 //   // reco_load --target 127.0.0.1:50051 ... now shows allocations, CPU and RSS per RPC
+// and for Prometheus as well (GET http://127.0.0.1:9464/metrics):
+//   reco::ServerStatsOptions options;
+//   options.label = "heap";
+//   options.metrics_listen = "127.0.0.1:9464";
+//   grpc::Status metrics = reco::EnableServerStats(builder, options);   // check it
 //
 // What a snapshot holds (StatsSnapshot, source "reco_server_stats"): the label as
 // `mode`; the RPCs the server answered in the window by final status (rpcs = OK,
@@ -72,13 +77,22 @@ struct ServerStatsOptions {
   std::string label;
   // Honour GetStatsRequest.reset; otherwise such a call is refused PERMISSION_DENIED.
   bool allow_reset = false;
+  // HOST:PORT of an HTTP port serving GET /metrics in the Prometheus text format: the
+  // same figures as GetStats, as totals since the window first started (a reset does
+  // not lower them). Empty: none. One per process; it serves until the process exits.
+  // Memory: two worker threads, requests of at most 16 KiB, 20 waiting connections.
+  std::string metrics_listen;
 };
 
 // Adds reco.v1.ServerStats (GetStats) to the builder and an interceptor that counts
 // the server's RPCs (not the stats calls themselves), by final status OK / not OK.
 // `label` becomes StatsSnapshot.mode (e.g. "heap" / "pooled_arena"); empty -> "service".
 void EnableServerStats(grpc::ServerBuilder& builder, const std::string& label = "");
-void EnableServerStats(grpc::ServerBuilder& builder, const ServerStatsOptions& options);
+// With options: not OK only for options.metrics_listen -- INVALID_ARGUMENT for an
+// address that is not HOST:PORT, UNAVAILABLE when it cannot be bound,
+// FAILED_PRECONDITION when this process already serves metrics. The stats service
+// and the interceptor are added either way.
+grpc::Status EnableServerStats(grpc::ServerBuilder& builder, const ServerStatsOptions& options);
 
 // For servers that set their own interceptors (SetInterceptorCreators replaces the
 // list, EnableServerStats' interceptor included): put this in that vector, once,

@@ -11,6 +11,8 @@
 #include "feed_test_service.h"
 #include "gtest/gtest.h"
 #include "raw_call.h"
+#include "server/metrics_scrape.h"
+#include "stats/service_stats.h"
 
 namespace reco {
 namespace {
@@ -29,6 +31,40 @@ TEST(ServerStatsTest, CountsEveryRpcAndTheBuildPhaseExactly) {
   ASSERT_NE(s.server, nullptr);
   stats_testing::MeasuredWindow w = stats_testing::MeasureCalls(s.channel.get(), /*ok=*/20, /*failing=*/3, kPosts);
   stats_testing::ExpectExactCounts(w, 20, 3, kPosts);
+}
+
+// options.metrics_listen: the Prometheus endpoint, one per process, counting what
+// GetStats counts; a bad or second address is refused with a status.
+TEST(ServerStatsTest, ServesPrometheusMetricsOncePerProcess) {
+  FeedTestService service(/*measure_build=*/false);
+  ServerStatsOptions options;
+  options.label = "feed";
+  options.metrics_listen = "127.0.0.1:99999";
+  grpc::Status bad;
+  RunningServer refused = StartFeedServer(&service, [&](grpc::ServerBuilder& b) { bad = EnableServerStats(b, options); });
+  EXPECT_EQ(bad.error_code(), grpc::StatusCode::INVALID_ARGUMENT) << bad.error_message();
+  EXPECT_NE(bad.error_message().find("metrics_listen=127.0.0.1:99999"), std::string::npos) << bad.error_message();
+  EXPECT_EQ(ServiceStats::Get().metrics_port(), 0);
+
+  options.metrics_listen = "127.0.0.1:0";
+  grpc::Status served;
+  RunningServer s = StartFeedServer(&service, [&](grpc::ServerBuilder& b) { served = EnableServerStats(b, options); });
+  ASSERT_TRUE(served.ok()) << served.error_message();
+  const int port = ServiceStats::Get().metrics_port();
+  ASSERT_NE(port, 0);
+  const std::string ok = "reco_rpcs_total{mode=\"feed\",code=\"OK\"}";
+  v1::StatsSnapshot before, after;
+  std::map<std::string, double> scraped_before = testing::Scrape(port);
+  ASSERT_TRUE(GetStats(s.channel.get(), false, &before).ok());
+  for (int i = 0; i < 4; ++i) ASSERT_TRUE(CallFeed(s.channel.get(), "user", 1).ok());
+  ASSERT_TRUE(GetStats(s.channel.get(), false, &after).ok());
+  std::map<std::string, double> scraped_after = testing::Scrape(port);
+  EXPECT_EQ(scraped_after[ok] - scraped_before[ok], after.rpcs() - before.rpcs());
+  EXPECT_EQ(scraped_after[ok] - scraped_before[ok], 4);
+
+  grpc::Status again;
+  RunningServer second = StartFeedServer(&service, [&](grpc::ServerBuilder& b) { again = EnableServerStats(b, options); });
+  EXPECT_EQ(again.error_code(), grpc::StatusCode::FAILED_PRECONDITION) << again.error_message();
 }
 
 TEST(ServerStatsTest, SnapshotSaysWhoFilledIt) {

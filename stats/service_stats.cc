@@ -1,6 +1,7 @@
 // See service_stats.h.
 #include "stats/service_stats.h"
 
+#include "absl/strings/str_cat.h"
 #include "core/histogram_proto.h"
 
 namespace reco {
@@ -51,6 +52,23 @@ v1::StatsSnapshot ServiceStats::SinceStart(const StatsIdentity& identity) {
   v1::StatsSnapshot s;
   Fill(identity, recorder_.SinceStart(), since_start_, &s);
   return s;
+}
+
+absl::Status ServiceStats::ServeMetrics(const std::string& listen, const StatsIdentity& identity) {
+  std::lock_guard<std::mutex> lock(metrics_mu_);
+  if (metrics_ != nullptr) {
+    return absl::FailedPreconditionError(
+        absl::StrCat("metrics_listen=", listen, ": this process already serves metrics on port ", metrics_->port()));
+  }
+  auto endpoint = MetricsEndpoint::Start(listen, [this, identity] { return SinceStart(identity); });
+  if (!endpoint.ok()) return endpoint.status();
+  metrics_ = *std::move(endpoint);
+  return absl::OkStatus();
+}
+
+int ServiceStats::metrics_port() {
+  std::lock_guard<std::mutex> lock(metrics_mu_);
+  return metrics_ == nullptr ? 0 : metrics_->port();
 }
 
 }  // namespace reco

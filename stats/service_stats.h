@@ -17,10 +17,13 @@
 #define ARENA_GRPC_STATS_SERVICE_STATS_H_
 
 #include <atomic>
+#include <memory>
 #include <mutex>
 #include <string>
 
 #include "proto/stats.pb.h"
+#include "absl/status/status.h"
+#include "server/metrics_endpoint.h"
 #include "server/phase_recorder.h"
 #include "server/process_window.h"
 
@@ -44,6 +47,10 @@ class ServiceStats {
   v1::StatsSnapshot Snapshot(const StatsIdentity& identity, bool reset);
   // The same figures since the process's first use, whatever the resets (Prometheus).
   v1::StatsSnapshot SinceStart(const StatsIdentity& identity);
+  // Serves SinceStart(identity) on GET http://listen/metrics (server/metrics_endpoint.h)
+  // until the process exits. FailedPrecondition when it already serves them.
+  absl::Status ServeMetrics(const std::string& listen, const StatsIdentity& identity);
+  int metrics_port();  // 0 when not serving metrics
 
  private:
   ServiceStats() = default;
@@ -55,6 +62,8 @@ class ServiceStats {
   std::mutex mu_;
   ProcessWindow window_;  // guarded by mu_
   const ProcessWindow since_start_;  // never restarted
+  std::mutex metrics_mu_;
+  std::unique_ptr<MetricsEndpoint> metrics_;  // guarded by metrics_mu_; never destroyed, as this object
 };
 
 }  // namespace reco
