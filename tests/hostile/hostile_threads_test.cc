@@ -109,14 +109,20 @@ TEST_P(HostileThreadsTest, AllocatorHoldersAndStatsSnapshotsUnderThreads) {
   StatsSnapshotter window(std::string(MemoryModeName(GetParam())), {&recorder, store.get()});
   std::atomic<bool> done{false};
   std::atomic<int> wrong{0};
-  // Windows taken (and reset) while RPCs run: their release counts must add up.
+  // Windows taken (and reset) while RPCs run: their release counts must add up, and
+  // the since-start totals Prometheus reads (SinceStart) must never go down.
   uint64_t released_in_windows = 0;
+  uint64_t since_start_drops = 0;
   std::thread snapshots([&] {
     bool reset = false;
+    uint64_t since_start = 0;
     while (!done.load()) {
       v1::StatsSnapshot s = window.Snapshot(reset);
       if (reset) released_in_windows += s.release().latency().count();
       reset = !reset;
+      const uint64_t now = window.SinceStart().release().latency().count();
+      if (now < since_start) ++since_start_drops;
+      since_start = now;
     }
   });
   std::vector<std::thread> threads;
@@ -143,6 +149,12 @@ TEST_P(HostileThreadsTest, AllocatorHoldersAndStatsSnapshotsUnderThreads) {
   released_in_windows += last.release().latency().count();
   EXPECT_EQ(wrong.load(), 0);
   EXPECT_EQ(released_in_windows, uint64_t{kThreads} * kRpcsPerThread) << "a release sample was lost or counted twice";
+  EXPECT_EQ(since_start_drops, 0u);
+  v1::StatsSnapshot all = window.SinceStart();
+  EXPECT_EQ(all.release().latency().count(), uint64_t{kThreads} * kRpcsPerThread);
+  EXPECT_EQ(all.release().allocations_per_call().count(), uint64_t{kThreads} * kRpcsPerThread);
+  ASSERT_EQ(all.rpcs_by_code_size(), 17);
+  EXPECT_EQ(all.rpcs_by_code(0), uint64_t{kThreads} * kRpcsPerThread);
   EXPECT_EQ(last.store().in_use(), 0u);
   EXPECT_LE(last.store().idle(), options.max_idle);
 }
