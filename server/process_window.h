@@ -32,7 +32,8 @@ namespace reco {
 class ProcessWindow {
  public:
   ProcessWindow();
-  // Sets malloc, pid, window_seconds, process_allocations, cpu_*, rss_bytes,
+  // Sets malloc (glibc with the GLIBC_TUNABLES the process started with, e.g.
+  // "glibc(glibc.malloc.mxfast=0)"), pid, window_seconds, process_allocations, cpu_*, rss_bytes,
   // peak_rss_bytes, malloc_heap, protobuf_version and grpc_version.
   void Fill(v1::StatsSnapshot* s) const;
   // Starts a new window: new baselines, and the peak RSS restarts from the current RSS.
@@ -47,6 +48,7 @@ class ProcessWindow {
   static Baseline Take();
 
   const std::string malloc_name_;
+  const std::string malloc_label_;  // StatsSnapshot.malloc: the name, with glibc's tunables
   Baseline baseline_;
 };
 
