@@ -12,6 +12,11 @@
 # test malloc_swap_short; its figures are indicative only). Writes, per profile,
 # DIR/swap-PROFILE.json (reco_load's report) and .txt, and prints the paired ratios
 # (scripts/lib/paired_ratios.py). A malloc that is not installed is skipped, said so.
+#
+# glibc tuned without code: each GLIBC_VARIANTS entry NAME=TUNABLES (default
+# "mxfast0=glibc.malloc.mxfast=0": no fastbins) adds heap-glibc-NAME and
+# arena_pool-glibc-NAME, servers started with GLIBC_TUNABLES=TUNABLES (their stats
+# name the malloc "glibc(TUNABLES)"). GLIBC_VARIANTS="" leaves them out.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 . "$root/scripts/lib/mallocs.sh"
@@ -52,6 +57,16 @@ for m in $MALLOCS; do
 done
 start_reco_server --preload "" "$out/server-arena_pool-glibc.log" "$build/server/reco_server" --mode arena_pool || exit 1
 targets+=(--target "arena_pool-glibc=127.0.0.1:$SERVER_PORT")
+for variant in ${GLIBC_VARIANTS-mxfast0=glibc.malloc.mxfast=0}; do
+  name=${variant%%=*} tunables=${variant#*=}
+  [ -n "$name" ] && [ "$tunables" != "$variant" ] ||
+    { echo "malloc_swap.sh: GLIBC_VARIANTS: '$variant' is not NAME=TUNABLES" >&2; exit 2; }
+  for mode in heap arena_pool; do
+    GLIBC_TUNABLES=$tunables start_reco_server --preload "" "$out/server-$mode-glibc-$name.log" \
+      "$build/server/reco_server" --mode "$mode" || exit 1
+    targets+=(--target "$mode-glibc-$name=127.0.0.1:$SERVER_PORT")
+  done
+done
 
 echo "malloc_swap.sh: $(machine_cpus);" \
      "load before: $(cut -d' ' -f1-3 /proc/loadavg)"
