@@ -18,8 +18,8 @@
 //   reco::PhaseRecorder::Totals totals = recorder.Snapshot(/*reset=*/false);
 //   totals.phase[0].latency.count()                // 1
 //
-// Memory: fixed at construction -- per shard, six histograms of LatencyHistogram's
-// bucket count, and six more for the closed windows; nothing grows with calls.
+// Memory: fixed at construction -- six histograms of LatencyHistogram's bucket count
+// per shard, and one more set of six for the closed windows; nothing grows with calls.
 //
 // Thread-safety: every method may be called from any thread.
 #ifndef ARENA_GRPC_SERVER_PHASE_RECORDER_H_

@@ -20,13 +20,13 @@
 #include "server/async_recommender.h"
 #include "server/call_reservations.h"
 #include "server/connection_acceptor.h"
+#include "server/listen_address.h"
 #include "server/metrics_endpoint.h"
 #include "server/recommender_service.h"
 #include "server/rpc_meter.h"
 #include "server/stats_service.h"
 #include "server/stats_snapshotter.h"
 #include "server/unserved_method_service.h"
-#include "server/listen_address.h"
 
 namespace reco {
 
@@ -280,20 +280,19 @@ absl::StatusOr<std::unique_ptr<RecoServer>> RecoServer::Start(const ServerOption
       StatsSnapshotter::Sources{parts->meter->recorder(), parts->store.get(), parts->budget.get(), reservations,
                                 parts->trimmer.get(), parts->catalogue.get()});
   parts->stats = std::make_unique<StatsService>(parts->snapshotter.get(), options.allow_stats_reset);
+  // Bound before the gRPC port, so a metrics port that cannot be had leaves nothing
+  // started behind; until the server serves, a scrape reads zeros.
+  if (!options.metrics_listen.empty()) {
+    StatsSnapshotter* snapshotter = parts->snapshotter.get();
+    auto metrics = MetricsEndpoint::Start(options.metrics_listen, [snapshotter] { return snapshotter->SinceStart(); });
+    if (!metrics.ok()) return metrics.status();
+    parts->metrics = *std::move(metrics);
+  }
 
   if (absl::Status s = parts->Listen(&builder); !s.ok()) return s;
   ApplyTransportLimits(options, &builder);
   parts->RegisterServices(&builder);
   if (absl::Status s = parts->StartServing(&builder); !s.ok()) return s;
-  if (!options.metrics_listen.empty()) {
-    StatsSnapshotter* snapshotter = parts->snapshotter.get();
-    auto metrics = MetricsEndpoint::Start(options.metrics_listen, [snapshotter] { return snapshotter->SinceStart(); });
-    if (!metrics.ok()) {
-      parts->server->Shutdown();
-      return metrics.status();
-    }
-    parts->metrics = *std::move(metrics);
-  }
   return std::unique_ptr<RecoServer>(new RecoServer(std::move(parts)));
 }
 
