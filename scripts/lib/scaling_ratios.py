@@ -1,0 +1,92 @@
+"""Per-item cost ratios from scripts/scaling.sh's reports.
+
+    scaling_ratios.py DIR ITEMS...        prints scaling.json (to stdout)
+    scaling_ratios.py --table FILE        prints a table of a scaling.json
+
+DIR holds items-N-round-R.json (reco_load reports, one round each). For each mode and
+each N but the first (the base, e.g. 200), the per-round ratio is
+(server CPU per RPC at N / N) / (server CPU per RPC at base / base), round r against
+round r; the summary is the median and min-max of those ratios. A round with a target
+that served no calls, or that reco_load marked disturbed, is counted in the output.
+"""
+import json
+import re
+import statistics
+import sys
+from pathlib import Path
+
+FIGURE = "server_cpu_us_per_rpc"
+
+
+def load_reports(directory):
+    reports = {}
+    for path in Path(directory).glob("items-*-round-*.json"):
+        n, r = map(int, re.match(r"items-(\d+)-round-(\d+)\.json$", path.name).groups())
+        reports[(n, r)] = json.loads(path.read_text())
+    return reports
+
+
+def per_item_costs(report, items):
+    out = {}
+    for target in report["targets"]:
+        rounds = target["rounds"]
+        value = rounds[0]["figures"].get(FIGURE) if rounds else None
+        out[target["name"]] = value / items if value else None
+    return out
+
+
+def summarize(directory, items):
+    reports = load_reports(directory)
+    rounds = sorted({r for (_, r) in reports})
+    base = items[0]
+    first = reports[(base, rounds[0])]
+    result = {"environment": first["environment"], "parameters": {"rounds": len(rounds), "items": items,
+                                                                   "figure": FIGURE, "base_items": base},
+              "per_item_ratios": {}, "per_item_us": {}, "disturbed_reports": 0}
+    for report in reports.values():
+        result["disturbed_reports"] += sum(1 for t in report["targets"] if t.get("disturbed_rounds"))
+    modes = [t["name"] for t in first["targets"]]
+    for mode in modes:
+        result["per_item_ratios"][mode] = {}
+        result["per_item_us"][mode] = {}
+        for n in items:
+            costs = [per_item_costs(reports[(n, r)], n).get(mode) for r in rounds]
+            result["per_item_us"][mode][str(n)] = statistics.median(c for c in costs if c)
+            if n == base:
+                continue
+            bases = [per_item_costs(reports[(base, r)], base).get(mode) for r in rounds]
+            ratios = [c / b for c, b in zip(costs, bases) if c and b]
+            result["per_item_ratios"][mode][str(n)] = {"median": statistics.median(ratios), "min": min(ratios),
+                                                       "max": max(ratios), "rounds": len(ratios)}
+    return result
+
+
+def table(summary):
+    items = summary["parameters"]["items"]
+    base = summary["parameters"]["base_items"]
+    print(f"server CPU per item, against its cost at {base} items (median [min-max] of "
+          f"{summary['parameters']['rounds']} paired rounds; {summary['environment']['cpu_model']}):")
+    print("mode".ljust(12) + "".join(f"{n:>26}" for n in items))
+    for mode, by_items in summary["per_item_ratios"].items():
+        cells = [f"{summary['per_item_us'][mode][str(base)]:.2f} us/item"]
+        for n in items[1:]:
+            r = by_items[str(n)]
+            cells.append(f"x{r['median']:.2f} [{r['min']:.2f}-{r['max']:.2f}]")
+        print(mode.ljust(12) + "".join(f"{c:>26}" for c in cells))
+    if summary["disturbed_reports"]:
+        print(f"note: {summary['disturbed_reports']} target-rounds were marked disturbed by other processes")
+
+
+def main():
+    if len(sys.argv) == 3 and sys.argv[1] == "--table":
+        table(json.loads(Path(sys.argv[2]).read_text()))
+        return 0
+    if len(sys.argv) < 4:
+        print(__doc__, file=sys.stderr)
+        return 2
+    json.dump(summarize(sys.argv[1], [int(n) for n in sys.argv[2:]]), sys.stdout, indent=1)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

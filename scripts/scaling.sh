@@ -1,0 +1,45 @@
+#!/usr/bin/env bash
+# Does a mode's cost grow linearly with the reply? Server CPU per ITEM at 1,000 and
+# 10,000 items against its cost at 200, per mode, paired: each round runs 200, 1,000
+# and 10,000 items back to back (one reco_load run each, the modes interleaved), and
+# round r at N items is divided by round r at 200. 1.0 is linear; the issue's goals
+# (issue 25): fragments <= 1.1, arena_pool <= 1.2 at 10,000 items.
+#
+#   scripts/scaling.sh [BUILD_DIR]       (default: build)
+#   env: ROUNDS=5 DURATION=4 WARMUP=1 MODES="heap arena_pool fragments" ITEMS="200 1000 10000"
+#        JSON_DIR=DIR  keep the reports there (items-N-round-R.json) and scaling.json,
+#                      the per-item ratios that docs/results/ keeps
+# 1 connection x 4 calls in flight: 10,000-item replies (~5.5 MB realistic) stay within
+# the servers' reply budget, so every call is served, not refused. About ROUNDS x
+# (number of ITEMS) x (number of MODES) x (WARMUP + DURATION) seconds.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+. scripts/lib/measurement_start.sh
+case ${1:-} in -h|--help) sed -n '2,15p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;; esac
+build=${1:-build}
+rounds=${ROUNDS:-5} seconds=${DURATION:-4} warmup=${WARMUP:-1}
+modes=${MODES:-heap arena_pool fragments} items=${ITEMS:-200 1000 10000}
+require_positive_integers rounds seconds warmup
+for n in $items; do
+  case $n in ''|*[!0-9]*) echo "scaling: ITEMS: '$n' is not a whole number" >&2; exit 2 ;; esac
+  [ "$n" -ge 1 ] && [ "$n" -le 10000 ] || { echo "scaling: ITEMS: $n is not in 1-10000" >&2; exit 2; }
+done
+require_reco_binaries "$build"
+measurement_work_dir work json_dir
+echo "machine before run: $(machine_load_line)"
+targets=()
+for mode in $modes; do
+  start_reco_server "$work/$mode.log" "$build/server/reco_server" --mode "$mode" || exit 1
+  targets+=(--target "$mode=127.0.0.1:$SERVER_PORT")
+done
+for round in $(seq "$rounds"); do
+  for n in $items; do
+    echo "round $round/$rounds: $n items"
+    "$build/client/reco_load" "${targets[@]}" --items "$n" --connections 1 --concurrency 4 --threads 1 \
+      --rounds 1 --duration "$seconds" --warmup "$warmup" --quiet --json "$json_dir/items-$n-round-$round.json" \
+      >"$work/load.txt" 2>&1 || { cat "$work/load.txt" >&2; exit 1; }
+  done
+done
+/usr/bin/python3 scripts/lib/scaling_ratios.py "$json_dir" $items >"$json_dir/scaling.json"
+/usr/bin/python3 scripts/lib/scaling_ratios.py --table "$json_dir/scaling.json"
+[ -z "${JSON_DIR:-}" ] || echo "kept: $json_dir/scaling.json and the reports beside it"
