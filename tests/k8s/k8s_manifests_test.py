@@ -12,11 +12,17 @@ What it asserts:
     requests and limits, readiness and liveness probes that run reco_probe against
     the port it listens on, and a termination grace period longer than its drain
     delay plus reco_server's hard shutdown deadline;
+  - metrics, in both renders: every server pod serves --metrics_listen on 0.0.0.0 at a
+    container port named `metrics`, and carries the prometheus.io/scrape "true",
+    /port (that port) and /path (/metrics) annotations; every compose.yaml server
+    command has --metrics_listen, and docker/prometheus/prometheus.yml scrapes it: a
+    job named as the service, DNS service discovery of that name on that port;
   - the load Job is Indexed with parallelism == completions >= 2, targets every
     headless Service by dns:/// under its mode's name (as compose's load does), and its
     init container waits for every Service;
-  - run for real: each Deployment's exact args start reco_server (only --listen moved
-    to 127.0.0.1:0), both its probe commands exit 0 against it, and SIGTERM stops it
+  - run for real: each Deployment's exact args start reco_server (only --listen and
+    --metrics_listen moved to 127.0.0.1:0), both its probe commands exit 0 against it,
+    GET at its prometheus.io/path answers its reco_server_info, and SIGTERM stops it
     with status 0 within the grace period; the Job's script runs twice at once (two
     "pods", JOB_COMPLETION_INDEX 0 and 1; dns:/// names mapped to those servers, the
     run shortened, ALIGN_SECONDS short), both start their first window on the same
@@ -44,6 +50,7 @@ import subprocess
 import sys
 import tempfile
 import time
+import urllib.request
 
 import yaml
 
@@ -119,6 +126,60 @@ def check_restricted(objects_by_key, render):
                 check(False, f"Pod Security restricted: {problem}")
 
 
+def local_args(args):
+    """A server's args with --listen and --metrics_listen moved to 127.0.0.1:0 (free
+    ports on loopback), whichever form (`--name v`, `--name=v`) they take."""
+    out = list(args)
+    for i, a in enumerate(out):
+        for name in ("--listen", "--metrics_listen"):
+            if a == name and i + 1 < len(out):
+                out[i + 1] = "127.0.0.1:0"
+            elif a.startswith(name + "="):
+                out[i] = name + "=127.0.0.1:0"
+    return out
+
+
+def start_server(name, args):
+    """reco_server with `args` (local_args applied); (Popen, gRPC port, metrics port or
+    None), from its listening line. Exits the test if it does not start."""
+    p = subprocess.Popen(["reco_server"] + local_args(args), env=env, stdout=subprocess.PIPE,
+                         stderr=subprocess.STDOUT, text=True)
+    seen = ""
+    for _ in range(50):  # the listening line, after any warnings
+        line = p.stdout.readline()
+        seen += line
+        m = re.match(r"reco_server: listening on 127\.0\.0\.1:(\d+) ", line)
+        if m or not line:
+            break
+    if not m:
+        p.kill()
+        sys.exit(f"FAIL: {name}: reco_server with the manifest's args did not start: {seen}")
+    metrics = re.search(r" metrics=127\.0\.0\.1:(\d+)", line)
+    return p, m.group(1), metrics and metrics.group(1)
+
+
+METRICS_ANNOTATIONS = ("prometheus.io/scrape", "prometheus.io/port", "prometheus.io/path")
+
+
+def check_metrics(render, name, pod):
+    """The pod's server container serves metrics where its annotations and its port
+    named `metrics` say."""
+    c = next((c for c in pod["spec"]["containers"] if c["name"] == "server"), {})
+    listen = flag(c.get("args", []), "--metrics_listen")
+    if not check(listen is not None, f"{render} {name}: the server has no --metrics_listen"):
+        return
+    host, port = listen.rsplit(":", 1)
+    check(host in ("0.0.0.0", ""), f"{render} {name}: --metrics_listen {listen} is not on every interface: "
+          "Prometheus scrapes the pod's address")
+    ports = {p.get("name"): p.get("containerPort") for p in c.get("ports", [])}
+    check(ports.get("metrics") == int(port), f"{render} {name}: no container port `metrics` {port}: {ports}")
+    notes = pod["metadata"].get("annotations", {})
+    want = {"prometheus.io/scrape": "true", "prometheus.io/port": port, "prometheus.io/path": "/metrics"}
+    for key in METRICS_ANNOTATIONS:
+        check(notes.get(key) == want[key], f"{render} {name}: pod annotation {key} is {notes.get(key)!r}, "
+              f"not {want[key]!r}")
+
+
 def seconds(duration):
     m = re.fullmatch(r"(\d+(?:\.\d+)?)(ms|s|m)", duration)
     assert m, duration
@@ -155,6 +216,21 @@ compose_modes = {served(s["command"]) for n, s in compose["services"].items()
 compose_targets = [a.split("=", 1)[0] for a in compose["services"]["load"]["entrypoint"][1:]
                    if "=" in a and not a.startswith("-")]
 
+# --- compose's metrics and the monitoring profile's Prometheus --------------------------
+prometheus_yml = yaml.safe_load(open(os.path.join(ROOT, "docker", "prometheus", "prometheus.yml")))
+scrape_jobs = {j["job_name"]: j for j in prometheus_yml.get("scrape_configs", [])}
+for n, s in compose["services"].items():
+    if "--mode" not in s.get("command", []):
+        continue
+    listen = flag(s["command"], "--metrics_listen")
+    if not check(listen is not None, f"compose.yaml {n}: its command has no --metrics_listen"):
+        continue
+    port = int(listen.rsplit(":", 1)[1])
+    sd = scrape_jobs.get(n, {}).get("dns_sd_configs", [{}])
+    check(n in scrape_jobs and len(sd) == 1 and sd[0].get("names") == [n] and sd[0].get("port") == port
+          and sd[0].get("type", "SRV") == "A",
+          f"docker/prometheus/prometheus.yml: no job {n} discovering {n} (type A) on port {port}: {scrape_jobs.get(n)}")
+
 # --- servers ---------------------------------------------------------------------------
 deployments = by_kind.get("Deployment", {})
 services = by_kind.get("Service", {})
@@ -183,6 +259,7 @@ for name, d in deployments.items():
         p = c.get(probe, {})
         check(seconds(flag(cmd, "--deadline") or "2s") < p.get("timeoutSeconds", 1),
               f"{name}: {probe}: reco_probe's --deadline must end before the probe's timeoutSeconds")
+    check_metrics("k8s/", name, pod)
     drain = seconds(flag(args, "--shutdown_drain_delay") or "1s")
     hard = seconds(flag(args, "--shutdown_hard_deadline") or "10s")
     grace = pod["spec"].get("terminationGracePeriodSeconds", 30)
@@ -228,26 +305,26 @@ env = dict(os.environ, PATH=bin_dir + ":" + os.environ["PATH"])
 servers = {}  # Deployment name -> (Popen, port)
 try:
     for name, d in deployments.items():
-        (c,) = d["spec"]["template"]["spec"]["containers"]
-        args = list(c["args"])
-        args[args.index("--listen") + 1] = "127.0.0.1:0"
-        p = subprocess.Popen(["reco_server"] + args, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
-        seen = ""
-        for _ in range(50):  # the listening line, after any warnings
-            line = p.stdout.readline()
-            seen += line
-            m = re.match(r"reco_server: listening on 127\.0\.0\.1:(\d+) ", line)
-            if m or not line:
-                break
-        if not m:
-            p.kill()
-            sys.exit(f"FAIL: {name}: reco_server with the manifest's args did not start: {seen}")
-        servers[name] = (p, m.group(1))
+        pod = d["spec"]["template"]
+        (c,) = pod["spec"]["containers"]
+        p, port, metrics_port = start_server(name, c["args"])
+        servers[name] = (p, port)
         for probe in ("readinessProbe", "livenessProbe"):
-            cmd = [a.replace("127.0.0.1:50051", f"127.0.0.1:{m.group(1)}") for a in c[probe]["exec"]["command"]]
+            cmd = [a.replace("127.0.0.1:50051", f"127.0.0.1:{port}") for a in c[probe]["exec"]["command"]]
             r = subprocess.run(cmd, env=env, capture_output=True, text=True, timeout=30)
             check(r.returncode == 0, f"{name}: {probe} {cmd} exited {r.returncode}: {r.stderr}")
-    print(f"ok: {len(servers)} servers started with the manifests' args; their probes pass")
+        # What Prometheus would scrape: the annotation's path on the metrics port.
+        path = pod["metadata"].get("annotations", {}).get("prometheus.io/path", "/metrics")
+        if check(metrics_port is not None, f"{name}: reco_server's listening line names no metrics port"):
+            try:
+                with urllib.request.urlopen(f"http://127.0.0.1:{metrics_port}{path}", timeout=10) as r:
+                    text = r.read().decode()
+            except OSError as e:
+                text = f"({e})"
+            mode = flag(c["args"], "--mode")
+            check(re.search(r'^reco_server_info\{[^}]*mode="%s"' % mode, text, re.M),
+                  f"{name}: GET {path} on its metrics port has no reco_server_info for mode {mode}: {text[:300]}")
+    print(f"ok: {len(servers)} servers started with the manifests' args; their probes pass, their metrics answer")
 
     # Two "pods" of the Job at once; their logs as kubectl logs would give them.
     local = script
@@ -349,6 +426,9 @@ def production():
         return
     prod = {(o["kind"], o["metadata"]["name"]): o for o in yaml.safe_load_all(r.stdout) if o}
     check_restricted(prod, "k8s/production")
+    for (kind, name), o in prod.items():
+        if kind == "Deployment":
+            check_metrics("k8s/production", name, o["spec"]["template"])
     check(not any(kind == "Job" for kind, _ in prod), "production renders a Job: the load Job is the benchmark's")
     bench_names = {(k, n) for k, kinds in by_kind.items() for n in kinds if k != "Job"}
     check(set(prod) == bench_names, f"production's objects {sorted(prod)} are not the benchmark's servers {sorted(bench_names)}")
@@ -375,19 +455,9 @@ def production():
     # Run the pod: reco_server with its args (port moved), nghttpx with the edge's args
     # (the repository's edge/nghttpx.conf, ports moved), then the edge's readiness
     # probe, through the edge to the server's health.
-    sargs = list(server["args"])
-    sargs[sargs.index("--listen") + 1] = "127.0.0.1:0"
-    srv = subprocess.Popen(["reco_server"] + sargs, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    srv, port, _ = start_server("production arena-pool", server["args"])
     nx = None
     try:
-        port = None
-        for _ in range(50):
-            m = re.match(r"reco_server: listening on 127\.0\.0\.1:(\d+) ", srv.stdout.readline())
-            if m:
-                port = m.group(1)
-                break
-        if not check(port is not None, "production: reco_server with the sidecar pod's args did not start"):
-            return
         import socket as sk
         probe_sock = sk.socket()
         probe_sock.bind(("127.0.0.1", 0))
