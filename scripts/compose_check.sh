@@ -5,7 +5,11 @@
 # (--profile edge, docker/test/edge-load.yaml): served by arena_pool behind nghttpx. Then runs it with three arena_pool
 # replicas (`--scale arena_pool=3`, a short load from docker/test/short-load.yaml):
 # arena_pool stays one target, every replica must have served a share of its calls,
-# and the replicas' server RPCs must add up to the target's. Then runs it again with
+# and the replicas' server RPCs must add up to the target's. The same run has the
+# `monitoring` profile on (docker/test/monitoring.yaml): its load starts only once
+# Prometheus has scraped reco_rpcs_total from every server by its scrape job, all three
+# arena_pool replicas included, or the run fails naming the server Prometheus lacks;
+# it costs the Prometheus image's build and ~10 s. Then runs it again with
 # one server given a bad flag (docker/test/bad-server.yaml): compose must fail,
 # quickly, with the server's own error line in its output. The load runs without
 # --fail_on_disturbed (a busy CI machine must not fail it), so the check asks instead
@@ -35,21 +39,22 @@ compose() {  # compose [-f FILE ...] [-- UP ARGS...] -- runs `docker compose <fi
 # 137 here after "load-1 exited with code 0" and every container stopped cleanly (1 of
 # 5 scaled runs; its --exit-code-from could take a stopping container's code, fixed
 # upstream in 2.27, docker/compose#11715). Any other failure still fails the check.
+# The run's output stays in $run_log until the next run, for checks of its own lines.
+run_log=$(mktemp)
+trap 'rm -f "$run_log"' EXIT
 compose_load_run() {
-  local out rc=0
-  out=$(mktemp)
+  local out=$run_log rc=0
   compose "$@" 2>&1 | tee "$out" || rc=${PIPESTATUS[0]}
   if [ "$rc" -ne 0 ]; then
     if grep -q "load-1 exited with code 0" "$out"; then
       echo "compose_check: note: docker compose exited $rc after the load exited 0 (judged by the load's exit)"
     else
-      rm -f "$out"
+      sed -n 's/.*prometheus_scraped: FAIL: /compose_check: FAIL: monitoring: /p' "$out" >&2
       echo "compose_check: FAIL: docker compose exited $rc and the load did not exit 0" >&2
       exit 1
     fi
   fi
   check_disturbed_line "$out"
-  rm -f "$out"
 }
 # check_disturbed_line OUTPUT: when results/report.json has disturbed rounds, the
 # load's output carries reco_load's summary line (client/noise_guard.h) for them.
@@ -73,9 +78,15 @@ fi
 compose_load_run -f compose.yaml
 /usr/bin/python3 scripts/compose_check_reports.py all results
 
+# With the monitoring profile: the load waits for Prometheus to have scraped every
+# server and each replica (docker/test/prometheus_scraped.sh says how).
 rm -rf results
-compose_load_run -f compose.yaml -f docker/test/short-load.yaml -- --scale arena_pool=3
+replicas=3  # compose_check_reports.py scaled expects three
+ARENA_POOL_REPLICAS=$replicas compose_load_run -f compose.yaml -f docker/test/short-load.yaml \
+  -f docker/test/monitoring.yaml --profile monitoring -- --scale arena_pool=$replicas
 /usr/bin/python3 scripts/compose_check_reports.py scaled results
+grep "prometheus_scraped: ok:" "$run_log" ||
+  { echo "compose_check: FAIL: the monitoring profile did not run (no prometheus_scraped line)" >&2; exit 1; }
 
 # The edge profile: only load, the edge and arena_pool start (the service is named);
 # a short load through the edge must be served.
