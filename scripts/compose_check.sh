@@ -49,7 +49,8 @@ compose_load_run() {
     if grep -q "load-1 exited with code 0" "$out"; then
       echo "compose_check: note: docker compose exited $rc after the load exited 0 (judged by the load's exit)"
     else
-      sed -n 's/.*prometheus_scraped: FAIL: /compose_check: FAIL: monitoring: /p' "$out" >&2
+      # The monitoring check's verdict, once (compose may print a container's log twice).
+      sed -n 's/.*prometheus_scraped: FAIL: /compose_check: FAIL: monitoring: /p' "$out" | awk '!seen[$0]++' >&2
       echo "compose_check: FAIL: docker compose exited $rc and the load did not exit 0" >&2
       exit 1
     fi
