@@ -99,7 +99,8 @@ class ArenaPoolStore final
  public:
   explicit ArenaPoolStore(const MessageStoreOptions& options)
       : AllocatorStore(MemoryMode::kArenaPool,
-                       patterns::PooledArenaOptions{options.initial_block_bytes, options.max_idle}) {}
+                       patterns::PooledArenaOptions{options.initial_block_bytes, options.max_idle,
+                                                    options.max_block_bytes, options.max_pool_bytes}) {}
   MessageStoreStats Stats() const override {
     patterns::PooledArenaStats p = allocator_.stats();
     MessageStoreStats s;
@@ -111,6 +112,8 @@ class ArenaPoolStore final
     s.arena_space_allocated = p.space_allocated;
     s.arena_space_used = p.space_used;
     s.arena_overflows = p.overflows;
+    s.arena_grown = p.grown;
+    s.arena_block_bytes = p.block_bytes;
     return s;
   }
 };

@@ -64,6 +64,14 @@ struct MessageStoreOptions {
   // 200-item response in either text profile (about 200 KB of arena space) with
   // room to spare; larger responses spill into heap blocks, which Release frees.
   size_t initial_block_bytes = 512 * 1024;
+  // arena_pool: an arena whose reply spilled past its block grows its block to fit
+  // (the next power of two, at most max_block_bytes; 0: never), while all the pool's
+  // blocks stay within max_pool_bytes (patterns/pooled_arena_allocator.h). The pool
+  // then holds at most max(max_idle * initial_block_bytes, max_pool_bytes). 32 MiB
+  // fits a 10,000-item reply's arena in either text profile; 96 MiB lets four such
+  // replies in flight keep grown blocks beside 60 small ones.
+  size_t max_block_bytes = 32 << 20;
+  size_t max_pool_bytes = 96 << 20;
   // reuse: a released message whose reply serialized to more than this is freed,
   // not kept (a kept message keeps its largest size while idle). 1 MiB keeps the
   // default 200-item replies (~100 KB) and drops 10,000-item ones (~5 MB).
@@ -93,6 +101,8 @@ struct MessageStoreStats {
   uint64_t arena_space_used = 0;       // sum of Arena::SpaceUsed() at release
   uint64_t arena_overflows = 0;        // arena_pool: releases that found heap blocks
                                        // beyond the initial block
+  uint64_t arena_grown = 0;            // arena_pool: of those, releases that grew the block
+  uint64_t arena_block_bytes = 0;      // arena_pool: the pooled arenas' blocks now (gauge)
   uint64_t oversized = 0;   // reuse: released messages freed for being over max_kept_bytes
 };
 

@@ -24,6 +24,15 @@
 // in use gets a plain Arena with default options, freed at its Release(), and is
 // counted in stats().unpooled: no waiting, no unbounded pool.
 //
+// Blocks that grow (opt-in, max_block_bytes > 0): a reply larger than its arena's
+// block spills into heap blocks that every Release() frees again, so large replies
+// pay for fresh blocks each time. With growth on, a pooled arena whose reply
+// outgrew its block gets, at that Release(), a block of the next power of two of the
+// space the reply used (at most max_block_bytes), so the next reply that large fits.
+// Growth is refused once the pool's blocks would exceed max_pool_bytes: the pool
+// then holds at most max_pool_bytes (or max_arenas * initial_block_bytes, if larger),
+// whatever the replies. A grown block is kept while its arena is pooled.
+//
 // Install (the allocator must outlive the server):
 //   PooledArenaOptions options;                 // 512 KiB blocks, at most 64 pooled arenas
 //   PooledArenaAllocator<v1::FeedRequest, v1::FeedResponse> allocator(options);
@@ -42,6 +51,7 @@
 #ifndef ARENA_GRPC_PATTERNS_POOLED_ARENA_ALLOCATOR_H_
 #define ARENA_GRPC_PATTERNS_POOLED_ARENA_ALLOCATOR_H_
 
+#include <algorithm>
 #include <atomic>
 #include <cstddef>
 #include <cstdint>
@@ -62,6 +72,10 @@ struct PooledArenaOptions {
   size_t initial_block_bytes = 512 * 1024;
   // Pooled arenas that may exist at once, in use plus idle.
   size_t max_arenas = 64;
+  // Growth (above): the largest block an arena may grow to; 0 never grows.
+  size_t max_block_bytes = 0;
+  // Growth stops when the pooled blocks would hold more than this in total.
+  size_t max_pool_bytes = 0;
 };
 
 // Totals since the allocator was made (relaxed counters: statistics, not a snapshot).
@@ -74,6 +88,8 @@ struct PooledArenaStats {
   uint64_t space_allocated = 0;  // sum of Arena::SpaceAllocated() at Release()
   uint64_t space_used = 0;       // sum of Arena::SpaceUsed() at Release()
   uint64_t overflows = 0;        // releases of a pooled arena grown past its block
+  uint64_t grown = 0;            // of those, releases that gave the arena a larger block
+  uint64_t block_bytes = 0;      // the pooled arenas' blocks now, in bytes
 };
 
 template <typename Request, typename Response>
@@ -95,6 +111,7 @@ class PooledArenaAllocator final : public grpc::MessageAllocator<Request, Respon
     }
     google::protobuf::Arena* arena() { return pooled_ ? pooled_->get() : &*plain_; }
     bool pooled() const { return pooled_.has_value(); }
+    size_t block_bytes() const { return pooled_ ? pooled_->block_bytes() : 0; }
 
     // gRPC calls this once the RPC is done (answered, refused or cancelled).
     void Release() override { owner_->Recycle(this); }
@@ -131,6 +148,8 @@ class PooledArenaAllocator final : public grpc::MessageAllocator<Request, Respon
     s.space_allocated = space_allocated_.load(std::memory_order_relaxed);
     s.space_used = space_used_.load(std::memory_order_relaxed);
     s.overflows = overflows_.load(std::memory_order_relaxed);
+    s.grown = grown_.load(std::memory_order_relaxed);
+    s.block_bytes = block_bytes_.load(std::memory_order_relaxed);
     return s;
   }
   const PooledArenaOptions& options() const { return options_; }
@@ -141,6 +160,7 @@ class PooledArenaAllocator final : public grpc::MessageAllocator<Request, Respon
     uint64_t made = arenas_created_.load(std::memory_order_relaxed);
     while (made < options_.max_arenas) {
       if (arenas_created_.compare_exchange_weak(made, made + 1, std::memory_order_relaxed)) {
+        block_bytes_.fetch_add(options_.initial_block_bytes, std::memory_order_relaxed);
         return std::make_unique<Holder>(this, options_.initial_block_bytes);
       }
     }
@@ -155,21 +175,46 @@ class PooledArenaAllocator final : public grpc::MessageAllocator<Request, Respon
     space_allocated_.fetch_add(space, std::memory_order_relaxed);
     space_used_.fetch_add(arena->SpaceUsed(), std::memory_order_relaxed);
     if (holder->pooled()) {
-      if (space > options_.initial_block_bytes) overflows_.fetch_add(1, std::memory_order_relaxed);
-      // Runs the destructors registered on the arena (freeing string payloads over
-      // 15 bytes) and frees every block but the initial one: now, not when the arena
-      // is next used, so an idle arena holds only its block.
-      arena->Reset();
+      const size_t grown_to = space > holder->block_bytes() ? GrownBlockBytes(*holder, space) : 0;
+      if (space > holder->block_bytes()) overflows_.fetch_add(1, std::memory_order_relaxed);
+      if (grown_to > 0) {
+        holder->pooled_.reset();  // the arena and its spill, then the old block
+        holder->pooled_.emplace(grown_to);
+        grown_.fetch_add(1, std::memory_order_relaxed);
+      } else {
+        // Runs the destructors registered on the arena (freeing string payloads over
+        // 15 bytes) and frees every block but the initial one: now, not when the arena
+        // is next used, so an idle arena holds only its block.
+        arena->Reset();
+      }
       idle_.Give(std::move(holder));  // always kept: the pool has room for max_arenas
     }
     // A plain holder and its arena are deleted here.
     released_.fetch_add(1, std::memory_order_relaxed);
   }
 
+  // The block `holder` should grow to after a reply that used `space` bytes, with the
+  // pool's total block bytes already updated for it; 0 when growth is off, would not
+  // help, or would pass max_pool_bytes.
+  size_t GrownBlockBytes(const Holder& holder, uint64_t space) {
+    if (options_.max_block_bytes == 0) return 0;
+    size_t want = holder.block_bytes();
+    while (want < space && want < options_.max_block_bytes) want *= 2;
+    want = std::min(want, options_.max_block_bytes);
+    if (want <= holder.block_bytes()) return 0;
+    const uint64_t added = want - holder.block_bytes();
+    uint64_t now = block_bytes_.load(std::memory_order_relaxed);
+    do {
+      if (now + added > options_.max_pool_bytes) return 0;
+    } while (!block_bytes_.compare_exchange_weak(now, now + added, std::memory_order_relaxed));
+    return want;
+  }
+
   const PooledArenaOptions options_;
   IdlePool<Holder> idle_;
   std::atomic<uint64_t> allocated_{0}, released_{0}, arenas_created_{0}, unpooled_{0};
-  std::atomic<uint64_t> space_allocated_{0}, space_used_{0}, overflows_{0};
+  std::atomic<uint64_t> space_allocated_{0}, space_used_{0}, overflows_{0}, grown_{0};
+  std::atomic<uint64_t> block_bytes_{0};  // the pooled arenas' blocks, in bytes
 };
 
 }  // namespace reco::patterns

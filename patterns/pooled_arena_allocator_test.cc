@@ -166,8 +166,73 @@ TEST(PooledArenaAllocatorTest, AResponseLargerThanTheBlockSpillsAndReleaseFreesT
   EXPECT_EQ(release.frees, build.allocs) << "Release() must free every spilled block";
   PooledArenaStats s = allocator.stats();
   EXPECT_EQ(s.overflows, 1u);
+  EXPECT_EQ(s.grown, 0u) << "growth is off by default";
+  EXPECT_EQ(s.block_bytes, options.initial_block_bytes);
   EXPECT_GT(s.space_allocated, options.initial_block_bytes);
   EXPECT_LE(s.space_used, s.space_allocated);
+}
+
+// Growth on: the reply that spilled gives its arena a block it fits in, so the next
+// reply that large makes no malloc at all (short text), and spills no more.
+TEST(PooledArenaAllocatorTest, AnArenaThatSpilledGrowsToFitTheNextReply) {
+  PooledArenaOptions options;
+  options.initial_block_bytes = 16 * 1024;
+  options.max_arenas = 1;
+  options.max_block_bytes = 1 << 20;
+  options.max_pool_bytes = 1 << 20;
+  Allocator allocator(options);
+  const FeedRequest& request = ShortTextRequest();
+  Holder* first = allocator.AllocateMessages();
+  FillFeed(request, first->response());
+  const uint64_t space = first->response()->GetArena()->SpaceAllocated();
+  first->Release();
+  PooledArenaStats s = allocator.stats();
+  EXPECT_EQ(s.overflows, 1u);
+  EXPECT_EQ(s.grown, 1u);
+  EXPECT_GE(s.block_bytes, space);
+  EXPECT_LE(s.block_bytes, 2 * space) << "the next power of two of the space used";
+
+  MallocCounts before = MallocCounter::ThisThread();
+  Holder* second = allocator.AllocateMessages();
+  FillFeed(request, second->response());
+  MallocCounts build = Since(before);
+  second->Release();
+  EXPECT_EQ(build.allocs, 0u) << "the grown block holds the whole reply";
+  s = allocator.stats();
+  EXPECT_EQ(s.overflows, 1u);
+  EXPECT_EQ(s.grown, 1u);
+}
+
+// Growth stops at max_pool_bytes: with room for one arena's growth, exactly one of
+// four spilled arenas grows, and the pool's blocks never pass the cap.
+TEST(PooledArenaAllocatorTest, GrowthStopsAtThePoolCap) {
+  PooledArenaOptions options;
+  options.initial_block_bytes = 16 * 1024;
+  options.max_arenas = 1;
+  options.max_block_bytes = 1 << 20;
+  options.max_pool_bytes = 1 << 20;
+  uint64_t grown_block = 0;
+  {  // the block one 200-post reply grows an arena to
+    Allocator probe(options);
+    Holder* h = probe.AllocateMessages();
+    FillFeed(ShortTextRequest(), h->response());
+    h->Release();
+    grown_block = probe.stats().block_bytes;
+  }
+  options.max_arenas = 4;
+  options.max_pool_bytes = 4 * options.initial_block_bytes + (grown_block - options.initial_block_bytes);
+  Allocator allocator(options);
+  for (int round = 0; round < 3; ++round) {
+    std::vector<Holder*> in_flight;
+    for (int i = 0; i < 4; ++i) in_flight.push_back(allocator.AllocateMessages());
+    for (Holder* h : in_flight) FillFeed(ShortTextRequest(), h->response());
+    for (Holder* h : in_flight) h->Release();
+    EXPECT_LE(allocator.stats().block_bytes, options.max_pool_bytes);
+  }
+  PooledArenaStats s = allocator.stats();
+  EXPECT_EQ(s.grown, 1u);
+  EXPECT_EQ(s.block_bytes, options.max_pool_bytes);
+  EXPECT_EQ(s.overflows, 4u + 3u + 3u) << "the three arenas left small spill every round";
 }
 
 // --- On a real server ---------------------------------------------------------------

@@ -137,8 +137,11 @@ void AddStore(const v1::StoreStats& st, Families* f) {
              st.arena_space_allocated());
   f->Counter("reco_arena_space_used_bytes_total", "Arena::SpaceUsed() summed at each release",
              st.arena_space_used());
-  f->Counter("reco_arena_overflows_total", "arena_pool: releases whose arena outgrew its initial block",
+  f->Counter("reco_arena_overflows_total", "arena_pool: releases whose arena outgrew its block",
              st.arena_overflows());
+  f->Counter("reco_arena_grown_total", "arena_pool: releases that grew the arena's block to fit the reply",
+             st.arena_grown());
+  f->Gauge("reco_arena_block_bytes", "arena_pool: bytes of the pooled arenas' blocks", st.arena_block_bytes());
 }
 
 void AddBudget(const v1::BudgetStats& b, Families* f) {

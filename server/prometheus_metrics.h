@@ -17,7 +17,8 @@
 //   reco_malloc_free_bytes, reco_malloc_in_use_bytes, reco_malloc_system_bytes   (glibc only)
 //   reco_store_leases{state}, reco_store_leases_acquired_total, _created_total, _unpooled_total,
 //   reco_store_oversized_total, reco_arena_space_allocated_bytes_total,
-//   reco_arena_space_used_bytes_total, reco_arena_overflows_total            (modes with a store)
+//   reco_arena_space_used_bytes_total, reco_arena_overflows_total, reco_arena_grown_total,
+//   reco_arena_block_bytes                                                    (modes with a store)
 //   reco_reply_budget_capacity_bytes, reco_reply_budget_in_use_bytes, reco_reply_budget_admitted_total,
 //   reco_reply_budget_refused_total, reco_reply_budget_cancelled_held_total  (with a reply budget)
 //   reco_malloc_trims_total, reco_malloc_trim_seconds_total, reco_malloc_trim_returned_bytes_total

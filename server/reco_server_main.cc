@@ -61,6 +61,10 @@ ABSL_FLAG(int64_t, max_kept_bytes, 1 << 20,
           "(a kept message keeps its largest size)");
 ABSL_FLAG(int64_t, initial_block_bytes, 512 * 1024,
           "arena_pool: bytes of each arena's reused initial block (512 KiB holds a 200-item response)");
+ABSL_FLAG(int64_t, max_block_bytes, 32 << 20,
+          "arena_pool: an arena whose reply spilled past its block grows it to fit, up to this (0: never grows)");
+ABSL_FLAG(int64_t, max_pool_bytes, 96 << 20,
+          "arena_pool: growth stops when the pooled arenas' blocks would hold more than this in total");
 ABSL_FLAG(int64_t, max_receive_message_bytes, 64 * 1024,
           "largest request accepted; larger ones get RESOURCE_EXHAUSTED (requests are tiny)");
 ABSL_FLAG(int64_t, max_concurrent_streams, 256, "HTTP/2 concurrent streams allowed per connection");
@@ -146,6 +150,8 @@ reco::MessageStoreOptions StoreFromFlags(reco::ServingMode mode) {
     BadFlag(absl::StrCat("--max_idle x --initial_block_bytes = ", store.max_idle * store.initial_block_bytes,
                          " bytes is over 8 GiB, the most the arena pool may hold"));
   }
+  store.max_block_bytes = Bounded(FLAGS_max_block_bytes, "max_block_bytes", 0, int64_t{1} << 30);
+  store.max_pool_bytes = Bounded(FLAGS_max_pool_bytes, "max_pool_bytes", 0, int64_t{8} << 30);
   return store;
 }
 

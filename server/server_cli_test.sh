@@ -37,6 +37,8 @@ expect_bad_flag 2 "--resource_quota_bytes=1 is too small to serve a call" --reso
 expect_bad_flag 2 "--initial_block_bytes=4294967296 is out of range \\[1024, 67108864\\]" \
   --initial_block_bytes=4294967296 --listen=127.0.0.1:0
 expect_bad_flag 2 "--initial_block_bytes=1 is out of range" --initial_block_bytes=1 --listen=127.0.0.1:0
+expect_bad_flag 2 "--max_block_bytes=-1 is out of range \\[0, 1073741824\\]" --max_block_bytes=-1 --listen=127.0.0.1:0
+expect_bad_flag 2 "--max_pool_bytes=9663676416 is out of range" --max_pool_bytes=9663676416 --listen=127.0.0.1:0
 expect_bad_flag 2 "--max_idle x --initial_block_bytes = 17179869184 bytes is over 8 GiB" \
   --max_idle=1024 --initial_block_bytes=16777216 --listen=127.0.0.1:0
 expect_bad_flag 2 "--max_receive_message_bytes=0 is out of range" --max_receive_message_bytes=0 --listen=127.0.0.1:0

@@ -76,6 +76,8 @@ void ToProto(const MessageStoreStats& cur, const MessageStoreStats& base, v1::St
   out->set_arena_overflows(cur.arena_overflows - base.arena_overflows);
   out->set_unpooled(cur.unpooled - base.unpooled);
   out->set_oversized(cur.oversized - base.oversized);
+  out->set_arena_grown(cur.arena_grown - base.arena_grown);
+  out->set_arena_block_bytes(cur.arena_block_bytes);
 }
 
 }  // namespace
