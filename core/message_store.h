@@ -65,7 +65,7 @@ struct MessageStoreOptions {
   // room to spare; larger responses spill into heap blocks, which Release frees.
   size_t initial_block_bytes = 512 * 1024;
   // arena_pool: an arena whose reply spilled past its block grows its block to fit
-  // (the next power of two, at most max_block_bytes; 0: never), while all the pool's
+  // (the space taken plus an eighth, at most max_block_bytes; 0: never), while all the pool's
   // blocks stay within max_pool_bytes (patterns/pooled_arena_allocator.h). The pool
   // then holds at most max(max_idle * initial_block_bytes, max_pool_bytes). 32 MiB
   // fits a 10,000-item reply's arena in either text profile; 96 MiB lets four such

@@ -27,8 +27,9 @@
 // Blocks that grow (opt-in, max_block_bytes > 0): a reply larger than its arena's
 // block spills into heap blocks that every Release() frees again, so large replies
 // pay for fresh blocks each time. With growth on, a pooled arena whose reply
-// outgrew its block gets, at that Release(), a block of the next power of two of the
-// space the reply used (at most max_block_bytes), so the next reply that large fits.
+// outgrew its block gets, at that Release(), a block of the space the reply's arena
+// took plus an eighth, in 64 KiB steps (at most max_block_bytes), so the next reply
+// that large fits.
 // Growth is refused once the pool's blocks would exceed max_pool_bytes: the pool
 // then holds at most max_pool_bytes (or max_arenas * initial_block_bytes, if larger),
 // whatever the replies. A grown block is kept while its arena is pooled.
@@ -193,14 +194,15 @@ class PooledArenaAllocator final : public grpc::MessageAllocator<Request, Respon
     released_.fetch_add(1, std::memory_order_relaxed);
   }
 
-  // The block `holder` should grow to after a reply that used `space` bytes, with the
-  // pool's total block bytes already updated for it; 0 when growth is off, would not
-  // help, or would pass max_pool_bytes.
+  // The block `holder` should grow to after a reply whose arena took `space` bytes
+  // from the system (SpaceAllocated: the objects, protobuf's bookkeeping and the
+  // destructor list), with the pool's total block bytes already updated for it; 0 when
+  // growth is off, would not help, or would pass max_pool_bytes.
   size_t GrownBlockBytes(const Holder& holder, uint64_t space) {
     if (options_.max_block_bytes == 0) return 0;
-    size_t want = holder.block_bytes();
-    while (want < space && want < options_.max_block_bytes) want *= 2;
-    want = std::min(want, options_.max_block_bytes);
+    constexpr uint64_t kStep = 64 * 1024;
+    const uint64_t roomy = (space + space / 8 + kStep - 1) / kStep * kStep;
+    const size_t want = static_cast<size_t>(std::min<uint64_t>(roomy, options_.max_block_bytes));
     if (want <= holder.block_bytes()) return 0;
     const uint64_t added = want - holder.block_bytes();
     uint64_t now = block_bytes_.load(std::memory_order_relaxed);
