@@ -22,7 +22,8 @@ The layers, lowest first (a folder may include its own files and those listed):
                     with patterns/ beside it (tests/inbox_standalone.sh), including the
                     pattern files by name ("pooled_arena_allocator.h")
   stats             core, proto, and of server/ only the files in STATS_SERVER_FILES
-                    (the process-wide measurement reco_server and the stats library
+                    (the process-wide measurement and the Prometheus endpoint that
+                    reco_server and the stats library
                     share); its tests may use patterns/ (feed.proto, raw_call.h).
                     stats/server_stats.h, the one header a user includes, includes
                     nothing of the project's (STATS_PUBLIC_HEADER)
@@ -64,7 +65,8 @@ ALLOWED = {
     "stats": {"stats", "core", "proto"},
 }
 # The server/ files stats/ may include (by stem): generic, nothing of Recommend.
-STATS_SERVER_FILES = {"process_metrics", "process_window", "phase_recorder"}
+STATS_SERVER_FILES = {"process_metrics", "process_window", "phase_recorder", "metrics_endpoint", "prometheus_metrics",
+                      "listen_address", "metrics_scrape"}
 STATS_PUBLIC_HEADER = "stats/server_stats.h"
 # core's floors, lowest first; a name is a file's stem (x for core/x.h and core/x.cc).
 CORE_FLOORS = [
