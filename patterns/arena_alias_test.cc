@@ -114,8 +114,8 @@ TEST(ArenaAliasTest, AliasedReplyIsTheCopysBytes) {
     whole.set_request_id("req-1");
     for (const Post& p : store) whole.add_posts()->CopyFrom(p);
     const std::string want = whole.SerializeAsString();
-    EXPECT_EQ(copied->SerializeAsString(), want);
-    EXPECT_EQ(aliased->SerializeAsString(), want);
+    EXPECT_TRUE(copied->SerializeAsString() == want) << "the copied reply differs from CopyFrom's";
+    EXPECT_TRUE(aliased->SerializeAsString() == want) << "the aliased reply differs from CopyFrom's";
     EXPECT_EQ(aliased->ByteSizeLong(), want.size());
   }
 }
@@ -177,13 +177,13 @@ TEST(ArenaAliasTest, StoreIsUnchangedAfterManyRepliesAndReset) {
       auto* r = Arena::CreateMessage<FeedResponse>(arena.get());
       ASSERT_EQ(FillReply(store, /*alias=*/true, r), 4 * 200);
       ASSERT_TRUE(r->SerializeToString(&bytes));
-      ASSERT_EQ(bytes, want) << "reply " << reply;
+      ASSERT_TRUE(bytes == want) << "reply " << reply << " is not the copy's bytes";
       arena.get()->Reset();
     }
     auto* last = Arena::CreateMessage<FeedResponse>(arena.get());
     ASSERT_EQ(FillReply(store, /*alias=*/true, last), 4 * 200);
   }  // the arena destroyed with a reply on it
-  EXPECT_EQ(EachSerialized(store), before);
+  EXPECT_TRUE(EachSerialized(store) == before) << "a stored post changed";
   for (const Post& p : store) EXPECT_EQ(p.author().GetArena(), nullptr);
 }
 
@@ -207,7 +207,7 @@ TEST(ArenaAliasTest, RefusesAMessageNotOnAnArena) {
       DropShared(reply.mutable_posts(i), store.Get(i));
     }
   }
-  EXPECT_EQ(EachSerialized(store), before);
+  EXPECT_TRUE(EachSerialized(store) == before) << "a stored post changed";
 }
 
 // Serializing reads the shared sub-messages and stores their cached sizes (relaxed
@@ -240,7 +240,7 @@ TEST(ArenaAliasTest, FourThreadsSerializeRepliesSharingSubMessages) {
   for (std::thread& t : threads) t.join();
   EXPECT_EQ(mismatches.load(), 0);
   EXPECT_EQ(good.load(), kThreads * kReplies);
-  EXPECT_EQ(EachSerialized(store), before);
+  EXPECT_TRUE(EachSerialized(store) == before) << "a stored post changed";
 }
 
 }  // namespace
