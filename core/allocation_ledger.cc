@@ -42,15 +42,55 @@ ModeLedger MeasureFragments(const Catalogue& catalogue, const v1::RecommendReque
   return m;
 }
 
+// A message mode's row group: `mode`'s store, the build copying (or aliasing) the
+// catalogue's items, serialized into `buffer`, released.
+ModeLedger MeasureMessages(MemoryMode mode, ItemData item_data, const Catalogue& catalogue,
+                           const v1::RecommendRequest& request, const LedgerOptions& options, std::string* buffer,
+                           size_t* reply_bytes) {
+  std::unique_ptr<MessageStore> store = MakeMessageStore(mode, options.store);
+  ModeLedger m;
+  m.mode = mode;
+  m.aliased = item_data == ItemData::kAliased;
+  for (int cycle = 0; cycle < options.warmup_responses + options.cycles; ++cycle) {
+    const bool measured = cycle >= options.warmup_responses;
+    AllocationCounts t0 = AllocationCounter::ThisThread();
+    MessageLease lease = store->Acquire();
+    BuildResponse(catalogue, request, lease.response, item_data);
+    AllocationCounts t1 = AllocationCounter::ThisThread();
+    *reply_bytes = SerializeToBuffer(*lease.response, buffer);
+    AllocationCounts t2 = AllocationCounter::ThisThread();
+    store->Release(lease);
+    AllocationCounts t3 = AllocationCounter::ThisThread();
+    if (measured) {
+      m.build.Add(t1 - t0);
+      m.serialize.Add(t2 - t1);
+      m.release.Add(t3 - t2);
+    }
+  }
+  m.Average(options.cycles);
+  return m;
+}
+
 }  // namespace
 
-absl::string_view ModeLedger::name() const { return fragments ? kFragmentsLedgerName : MemoryModeName(mode); }
+absl::string_view ModeLedger::name() const {
+  if (fragments) return kFragmentsLedgerName;
+  return aliased ? kArenaAliasLedgerName : MemoryModeName(mode);
+}
 
 const ModeLedger& Ledger::ForMode(MemoryMode mode) const {
   for (const ModeLedger& m : modes) {
-    if (!m.fragments && m.mode == mode) return m;
+    if (!m.fragments && !m.aliased && m.mode == mode) return m;
   }
   std::fprintf(stderr, "Ledger::ForMode: %s was not measured\n", std::string(MemoryModeName(mode)).c_str());
+  std::abort();
+}
+
+const ModeLedger& Ledger::ArenaAlias() const {
+  for (const ModeLedger& m : modes) {
+    if (m.aliased) return m;
+  }
+  std::fprintf(stderr, "Ledger::ArenaAlias: arena_alias was not measured\n");
   std::abort();
 }
 
@@ -71,28 +111,12 @@ Ledger MeasureLedger(const v1::RecommendRequest& request, const LedgerOptions& o
   const std::shared_ptr<const Catalogue> catalogue = Catalogue::Shared(options.catalogue);
 
   for (MemoryMode mode : options.modes) {
-    std::unique_ptr<MessageStore> store = MakeMessageStore(mode, options.store);
-    ModeLedger m;
-    m.mode = mode;
-    for (int cycle = 0; cycle < options.warmup_responses + options.cycles; ++cycle) {
-      const bool measured = cycle >= options.warmup_responses;
-      AllocationCounts t0 = AllocationCounter::ThisThread();
-      MessageLease lease = store->Acquire();
-      BuildResponse(*catalogue, request, lease.response);
-      AllocationCounts t1 = AllocationCounter::ThisThread();
-      size_t size = SerializeToBuffer(*lease.response, &buffer);
-      AllocationCounts t2 = AllocationCounter::ThisThread();
-      store->Release(lease);
-      AllocationCounts t3 = AllocationCounter::ThisThread();
-      ledger.serialized_bytes = size;
-      if (measured) {
-        m.build.Add(t1 - t0);
-        m.serialize.Add(t2 - t1);
-        m.release.Add(t3 - t2);
-      }
-    }
-    m.Average(options.cycles);
-    ledger.modes.push_back(m);
+    ledger.modes.push_back(
+        MeasureMessages(mode, ItemData::kCopied, *catalogue, request, options, &buffer, &ledger.serialized_bytes));
+  }
+  if (options.arena_alias) {
+    ledger.modes.push_back(MeasureMessages(MemoryMode::kArenaPool, ItemData::kAliased, *catalogue, request, options,
+                                           &buffer, &ledger.serialized_bytes));
   }
   if (options.fragments) {
     ledger.modes.push_back(MeasureFragments(*catalogue, request, options, &ledger.serialized_bytes));

@@ -3,6 +3,9 @@
 //   build      MessageStore::Acquire() + BuildResponse() (copies from the catalogue)
 //   serialize  ByteSizeLong() + SerializeToArray() into a buffer reused across responses
 //   release    MessageStore::Release(): delete, Clear() or Reset()
+// reco_server --mode=arena_alias has a row group of its own, "arena_alias": arena_pool's
+// store, each item's static sub-messages aliased from the catalogue rather than copied
+// (ItemData::kAliased, core/response_builder.h), the same three phases.
 // The fragments path (reco_server --mode=fragments, server/fragments_service.h) builds
 // no message; its row group measures what that handler runs:
 //   build      WriteFragmentReply() into a grpc::ByteBuffer: the server's default,
@@ -60,9 +63,11 @@ struct PhaseCost {
   }
 };
 
-// One row group: a memory mode, or the fragments path (then `mode` means nothing).
+// One row group: a memory mode, arena_alias (mode is kArenaPool, aliased true), or
+// the fragments path (then `mode` means nothing).
 struct ModeLedger {
   MemoryMode mode = MemoryMode::kHeap;
+  bool aliased = false;
   bool fragments = false;
   PhaseCost build, serialize, release;
 
@@ -72,12 +77,13 @@ struct ModeLedger {
     serialize.Average(cycles);
     release.Average(cycles);
   }
-  // The row group's name in every printed form: MemoryModeName(mode), or
-  // kFragmentsLedgerName.
+  // The row group's name in every printed form: MemoryModeName(mode),
+  // kArenaAliasLedgerName or kFragmentsLedgerName.
   absl::string_view name() const;
 };
 
-// The fragments row group's name, as reco_server's --mode calls the path.
+// The arena_alias and fragments row groups' names, as reco_server's --mode calls them.
+inline constexpr absl::string_view kArenaAliasLedgerName = "arena_alias";
 inline constexpr absl::string_view kFragmentsLedgerName = "fragments";
 
 struct Ledger {
@@ -85,17 +91,20 @@ struct Ledger {
   v1::TextProfile profile = v1::TEXT_PROFILE_REALISTIC;
   size_t serialized_bytes = 0;
   int cycles = 0;
-  std::vector<ModeLedger> modes;    // the modes in the order asked for, then fragments
+  std::vector<ModeLedger> modes;    // the modes in the order asked for, arena_alias, fragments
 
-  // The entry for `mode`; the mode must have been measured.
+  // The entry for `mode` (never arena_alias's); the mode must have been measured.
   const ModeLedger& ForMode(MemoryMode mode) const;
+  // The arena_alias row group; it must have been measured (LedgerOptions::arena_alias).
+  const ModeLedger& ArenaAlias() const;
   // The fragments row group; it must have been measured (LedgerOptions::fragments).
   const ModeLedger& Fragments() const;
 };
 
 struct LedgerOptions {
   std::vector<MemoryMode> modes = AllMemoryModes();
-  bool fragments = true;  // also measure the fragments path, after the modes
+  bool arena_alias = false;  // also measure arena_alias, after the modes (alloc_ledger does by default)
+  bool fragments = true;     // also measure the fragments path, last
   int warmup_responses = 3;
   int cycles = 8;
   MessageStoreOptions store;

@@ -2,6 +2,8 @@
 // the same on every run and every machine with the same libraries.
 #include "core/allocation_ledger.h"
 
+#include <initializer_list>
+
 #include "core/response_builder.h"
 #include "core/test_util.h"
 #include "gtest/gtest.h"
@@ -60,6 +62,48 @@ TEST(AllocationLedgerTest, RealisticProfileArenasStillAllocateOneBufferPerLongSt
   EXPECT_GT(arena.build.allocs, long_strings);
   EXPECT_LE(arena.build.allocs, long_strings + 64);
   EXPECT_GT(ledger.ForMode(MemoryMode::kHeap).build.allocs, arena.build.allocs);
+}
+
+// reco_server --mode arena_alias: arena_pool's store with each item's Price, Image,
+// Rating, Seller and Shipping aliased from the catalogue. What it saves is exactly the
+// copies of those five: their long strings' buffers (and nothing else, the arena's
+// block holding the reply either way). The other rows are measured as before.
+TEST(AllocationLedgerTest, ArenaAliasSavesExactlyTheSharedSubMessagesLongStrings) {
+  for (v1::TextProfile profile : {v1::TEXT_PROFILE_REALISTIC, v1::TEXT_PROFILE_COMPACT}) {
+    SCOPED_TRACE(TextProfileName(profile));
+    const v1::RecommendRequest request = LedgerRequest(200, profile);
+    v1::RecommendResponse reply;
+    BuildResponse(DefaultCatalogue(), request, &reply);
+    int shared_long_strings = 0;
+    for (const v1::Item& item : reply.items()) {
+      for (const google::protobuf::Message* m : std::initializer_list<const google::protobuf::Message*>{
+               &item.price(), &item.image(), &item.rating(), &item.seller(), &item.shipping()}) {
+        shared_long_strings += testing::StringsLongerThan(*m, kSmallStringBytes);
+      }
+    }
+    const int long_strings = testing::StringsLongerThan(reply, kSmallStringBytes);
+    LedgerOptions options;
+    options.modes = {MemoryMode::kArenaPool};
+    options.arena_alias = true;
+    const Ledger ledger = MeasureLedger(request, options);
+    ASSERT_EQ(ledger.modes.size(), 3u) << "arena_pool, arena_alias, fragments";
+    EXPECT_EQ(ledger.modes[1].name(), "arena_alias");
+    const ModeLedger& pool = ledger.ForMode(MemoryMode::kArenaPool);
+    const ModeLedger& alias = ledger.ArenaAlias();
+    EXPECT_FALSE(pool.aliased);
+    EXPECT_EQ(pool.build.allocs, long_strings);
+    EXPECT_EQ(alias.build.allocs, long_strings - shared_long_strings);
+    EXPECT_EQ(alias.build.frees, 0);
+    EXPECT_EQ(alias.serialize.allocs + alias.serialize.frees, 0);
+    EXPECT_EQ(alias.release.allocs, 0);
+    EXPECT_EQ(alias.release.frees, alias.build.allocs) << "Reset() frees the reply's own long strings only";
+    if (profile == v1::TEXT_PROFILE_REALISTIC) {
+      EXPECT_GE(shared_long_strings, 200) << "every item's image url is long: the test must see a saving";
+      EXPECT_LT(alias.build.bytes, pool.build.bytes);
+    } else {
+      EXPECT_EQ(alias.build.allocs + alias.release.frees, 0);
+    }
+  }
 }
 
 // The fragments path builds no message: every allocation is gRPC's. With the

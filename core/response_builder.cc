@@ -2,6 +2,7 @@
 #include "core/response_builder.h"
 
 #include "core/reply_parts.h"
+#include "patterns/arena_alias.h"
 
 namespace reco {
 
@@ -11,9 +12,40 @@ using v1::RecommendResponse;
 
 namespace {
 
+// A catalogue sub-message into the reply item: aliased when asked and the item is on
+// an arena (patterns/arena_alias.h refuses otherwise), else copied. Unset stays unset,
+// as CopyFrom leaves it.
+template <typename SubMessage>
+void AliasOrCopy(bool has, const SubMessage& stored, void (Item::*alias_setter)(SubMessage*),
+                 SubMessage* (Item::*mutable_field)(), Item* item) {
+  if (!has) return;
+  if (patterns::AliasSubMessage(item, alias_setter, stored)) return;
+  (item->*mutable_field)()->CopyFrom(stored);
+}
+
+// ItemData::kAliased: the fields CopyFrom would copy, one by one, the five
+// sub-messages aliased. An Item field added to reco.proto must be added here too
+// (ResponseBuilderTest.AliasedItemsTakeEveryCatalogueField fails until it is).
+void TakeItemAliased(const Item& stored, Item* item) {
+  item->set_item_id(stored.item_id());
+  item->set_title(stored.title());
+  item->set_description(stored.description());
+  item->set_url(stored.url());
+  item->mutable_tags()->CopyFrom(stored.tags());
+  item->mutable_category_ids()->CopyFrom(stored.category_ids());
+  AliasOrCopy(stored.has_price(), stored.price(), &Item::unsafe_arena_set_allocated_price, &Item::mutable_price, item);
+  AliasOrCopy(stored.has_image(), stored.image(), &Item::unsafe_arena_set_allocated_image, &Item::mutable_image, item);
+  AliasOrCopy(stored.has_rating(), stored.rating(), &Item::unsafe_arena_set_allocated_rating, &Item::mutable_rating,
+              item);
+  AliasOrCopy(stored.has_seller(), stored.seller(), &Item::unsafe_arena_set_allocated_seller, &Item::mutable_seller,
+              item);
+  AliasOrCopy(stored.has_shipping(), stored.shipping(), &Item::unsafe_arena_set_allocated_shipping,
+              &Item::mutable_shipping, item);
+}
+
 // The one builder: `stop_requested` is asked before the first item and then every
 // `check_every` items; when it says yes, the build ends there (returns false).
-template <typename StopRequested>
+template <ItemData kItemData, typename StopRequested>
 bool Build(const Catalogue& catalogue, const RecommendRequest& request, RecommendResponse* response,
            StopRequested stop_requested, uint32_t check_every) {
   const v1::TextProfile profile = request.text_profile();
@@ -29,7 +61,11 @@ bool Build(const Catalogue& catalogue, const RecommendRequest& request, Recommen
     if (i % check_every == 0 && stop_requested()) return false;
     const uint32_t index = picks.at(i);
     Item* item = items->Add();
-    item->CopyFrom(catalogue.item(profile, index));  // the static data, copied
+    if constexpr (kItemData == ItemData::kAliased) {
+      TakeItemAliased(catalogue.item(profile, index), item);
+    } else {
+      item->CopyFrom(catalogue.item(profile, index));  // the static data, copied
+    }
     FillScores(key, index, profile, item->mutable_scores());
   }
   FillMetadata(request, picks.count(), response->mutable_metadata());
@@ -38,15 +74,24 @@ bool Build(const Catalogue& catalogue, const RecommendRequest& request, Recommen
 
 }  // namespace
 
-void BuildResponse(const Catalogue& catalogue, const RecommendRequest& request, RecommendResponse* response) {
+void BuildResponse(const Catalogue& catalogue, const RecommendRequest& request, RecommendResponse* response,
+                   ItemData item_data) {
   // A constant "no" that the compiler folds away: the plain build pays nothing.
-  Build(catalogue, request, response, [] { return false; }, /*check_every=*/1);
+  const auto never = [] { return false; };
+  if (item_data == ItemData::kAliased) {
+    Build<ItemData::kAliased>(catalogue, request, response, never, /*check_every=*/1);
+  } else {
+    Build<ItemData::kCopied>(catalogue, request, response, never, /*check_every=*/1);
+  }
 }
 
 bool BuildResponseUnlessStopped(const Catalogue& catalogue, const RecommendRequest& request,
                                 RecommendResponse* response, absl::FunctionRef<bool()> stop_requested,
-                                uint32_t check_every) {
-  return Build(catalogue, request, response, stop_requested, check_every == 0 ? 1 : check_every);
+                                uint32_t check_every, ItemData item_data) {
+  if (check_every == 0) check_every = 1;
+  return item_data == ItemData::kAliased
+             ? Build<ItemData::kAliased>(catalogue, request, response, stop_requested, check_every)
+             : Build<ItemData::kCopied>(catalogue, request, response, stop_requested, check_every);
 }
 
 std::string BuildResponseBytes(const Catalogue& catalogue, const RecommendRequest& request) {

@@ -20,10 +20,10 @@ v1::RecommendRequest Request(uint32_t items, v1::TextProfile profile, uint64_t s
   return r;
 }
 
-std::string BuildIn(MemoryMode mode, const v1::RecommendRequest& request) {
+std::string BuildIn(MemoryMode mode, const v1::RecommendRequest& request, ItemData item_data = ItemData::kCopied) {
   auto store = MakeMessageStore(mode, {});
   MessageLease lease = store->Acquire();
-  BuildResponse(DefaultCatalogue(), request, lease.response);
+  BuildResponse(DefaultCatalogue(), request, lease.response, item_data);
   std::string bytes;
   EXPECT_TRUE(lease.response->SerializeToString(&bytes));
   store->Release(lease);
@@ -42,6 +42,8 @@ TEST_P(AllModesProduceTheSameBytes, ForEveryMode) {
   EXPECT_EQ(parsed.items_size(), static_cast<int>(items == 0 ? kDefaultItemCount : items));
   for (MemoryMode mode : AllMemoryModes()) {
     EXPECT_EQ(BuildIn(mode, request), heap) << MemoryModeName(mode);
+    // Aliased on the arenas, refused and copied on the heap and reuse: the same bytes.
+    EXPECT_EQ(BuildIn(mode, request, ItemData::kAliased), heap) << MemoryModeName(mode) << ", aliased";
   }
   // And a reused lease (a second response in the same store) gives the same bytes.
   auto store = MakeMessageStore(MemoryMode::kReuse, {});
@@ -194,6 +196,79 @@ TEST(BuildResponseUnlessStoppedTest, StopsAtTheFirstCheckThatSaysYes) {
   v1::RecommendResponse every_item;
   EXPECT_TRUE(BuildResponseUnlessStopped(DefaultCatalogue(), request, &every_item, [] { return false; }, /*check_every=*/0));
   EXPECT_EQ(every_item.items_size(), 200);
+}
+
+// ItemData::kAliased (reco_server --mode arena_alias) on an arena: each item's five
+// static sub-messages ARE the catalogue's objects; on the heap they are copies (the
+// pattern refuses there). Bytes: AllModesProduceTheSameBytes.
+TEST(AliasedBuildTest, OnAnArenaTheStaticSubMessagesAreTheCataloguesOwn) {
+  const Catalogue& catalogue = DefaultCatalogue();
+  const v1::RecommendRequest request = Request(200, v1::TEXT_PROFILE_REALISTIC);
+  const ItemPicks picks = catalogue.Picks(request);
+  auto shared = [&](const v1::Item& item, uint32_t i) {
+    const v1::Item& stored = catalogue.item(request.text_profile(), picks.at(i));
+    return (&item.price() == &stored.price()) + (&item.image() == &stored.image()) +
+           (&item.rating() == &stored.rating()) + (&item.seller() == &stored.seller()) +
+           (&item.shipping() == &stored.shipping());
+  };
+  auto store = MakeMessageStore(MemoryMode::kArenaPool, {});
+  MessageLease lease = store->Acquire();
+  BuildResponse(catalogue, request, lease.response, ItemData::kAliased);
+  v1::RecommendResponse heap;
+  BuildResponse(catalogue, request, &heap, ItemData::kAliased);
+  ASSERT_EQ(lease.response->items_size(), 200);
+  for (int i = 0; i < 200; ++i) {
+    EXPECT_EQ(shared(lease.response->items(i), i), 5) << "item " << i;
+    EXPECT_EQ(shared(heap.items(i), i), 0) << "item " << i;
+  }
+  store->Release(lease);
+}
+
+// The aliased build copies an item's own fields one by one (response_builder.cc,
+// TakeItemAliased): a field added to reco.v1.Item must be added there too.
+TEST(AliasedBuildTest, KnowsEveryItemField) {
+  const google::protobuf::Descriptor* item = v1::Item::descriptor();
+  ASSERT_EQ(item->field_count(), 12) << "reco.v1.Item changed: add the new field to TakeItemAliased, then here";
+  for (int number = 1; number <= 12; ++number) EXPECT_NE(item->FindFieldByNumber(number), nullptr) << number;
+}
+
+// The catalogue after many aliased replies, each released (Reset()) by the pool: every
+// item still serializes to the bytes Catalogue::Build kept for it (fragment()).
+TEST(AliasedBuildTest, CatalogueIsUnchangedAfterRepliesAndReset) {
+  const std::unique_ptr<const Catalogue> catalogue = Catalogue::Build({/*seed=*/5, /*items_per_profile=*/300});
+  auto store = MakeMessageStore(MemoryMode::kArenaPool, {});
+  for (int reply = 0; reply < 50; ++reply) {
+    const v1::TextProfile profile = reply % 2 ? v1::TEXT_PROFILE_COMPACT : v1::TEXT_PROFILE_REALISTIC;
+    MessageLease lease = store->Acquire();
+    BuildResponse(*catalogue, Request(200, profile, reply), lease.response, ItemData::kAliased);
+    std::string bytes;
+    ASSERT_TRUE(lease.response->SerializeToString(&bytes));
+    store->Release(lease);
+  }
+  for (v1::TextProfile profile : {v1::TEXT_PROFILE_REALISTIC, v1::TEXT_PROFILE_COMPACT}) {
+    for (uint32_t i = 0; i < catalogue->size(); ++i) {
+      ASSERT_EQ(catalogue->item(profile, i).SerializeAsString(), catalogue->fragment(profile, i))
+          << TextProfileName(profile) << " item " << i << " changed";
+    }
+  }
+}
+
+TEST(AliasedBuildTest, AsksAndStopsAsTheCopyingBuildDoes) {
+  const v1::RecommendRequest request = Request(200, v1::TEXT_PROFILE_REALISTIC);
+  auto store = MakeMessageStore(MemoryMode::kArenaPool, {});
+  MessageLease lease = store->Acquire();
+  int asked = 0;
+  EXPECT_TRUE(BuildResponseUnlessStopped(DefaultCatalogue(), request, lease.response,
+                                         [&] { return ++asked, false; }, 16, ItemData::kAliased));
+  EXPECT_EQ(asked, 13);
+  EXPECT_EQ(lease.response->SerializeAsString(), BuildIn(MemoryMode::kHeap, request));
+  store->Release(lease);
+  lease = store->Acquire();
+  asked = 0;
+  EXPECT_FALSE(BuildResponseUnlessStopped(DefaultCatalogue(), request, lease.response,
+                                          [&] { return ++asked == 3; }, 16, ItemData::kAliased));
+  EXPECT_EQ(lease.response->items_size(), 32);
+  store->Release(lease);
 }
 
 }  // namespace

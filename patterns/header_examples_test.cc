@@ -27,6 +27,7 @@
 #include "absl/strings/strip.h"
 #include "google/protobuf/arena.h"
 #include "append_best.h"
+#include "arena_alias.h"
 #include "arena_batch.h"
 #include "arena_message_allocator.h"
 #include "arena_write_reactor.h"
@@ -164,6 +165,23 @@ TEST(HeaderExamplesTest, AppendBestKeepsTheBest) {
   // end of example
   ASSERT_EQ(response->posts_size(), 50);
   EXPECT_EQ(response->posts(0).GetArena(), &arena);
+}
+
+TEST(HeaderExamplesTest, AliasSubMessageSharesTheStoredAuthor) {
+  v1::Post stored;
+  testing::FillPost(1, /*long_text=*/true, &stored);
+  RoomyArena arena;
+  auto* reply = google::protobuf::Arena::CreateMessage<v1::FeedResponse>(arena.get());
+  // example from arena_alias.h
+  feed::v1::Post* post = reply->add_posts();                  // reply: on an arena
+  post->set_post_id(stored.post_id());                         // the post's own fields: copied
+  if (stored.has_author() &&
+      !patterns::AliasSubMessage(post, &feed::v1::Post::unsafe_arena_set_allocated_author,
+                                 stored.author())) {
+    post->mutable_author()->CopyFrom(stored.author());         // refused (not on an arena): copy
+  }
+  // end of example
+  EXPECT_EQ(&post->author(), &stored.author());
 }
 
 TEST(HeaderExamplesTest, ArenaBatchVisitsEveryRecord) {

@@ -58,6 +58,7 @@ RUNS = {
     "inbox-short": ("amd-epyc-2026-12-02/your_service-short.json.gz", "scripts/your_service.sh"),
     "inbox-long": ("amd-epyc-2026-12-02/your_service-long.json.gz", "LONG_TEXT=true scripts/your_service.sh"),
     "metrics-cost": ("amd-epyc-2026-12-02/metrics-cost.json.gz", "scripts/metrics_cost.sh"),
+    "arena-alias": ("amd-epyc-2026-12-02/arena-alias.json.gz", "scripts/arena_alias_cost.sh"),
 }
 for _malloc in ("glibc", "tcmalloc", "jemalloc", "mimalloc"):
     for _profile in ("realistic", "compact"):

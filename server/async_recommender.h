@@ -44,6 +44,7 @@
 
 #include "core/catalogue.h"
 #include "core/message_store.h"
+#include "core/response_builder.h"
 #include "patterns/async_arena_call.h"
 #include "proto/reco.grpc.pb.h"
 #include "server/call_reservations.h"
@@ -60,8 +61,10 @@ class HeapRecommendAllocator final : public RecommendAllocator {
 class AsyncRecommender {
  public:
   // allocator: never null. reservations: null builds every valid request (no budget).
+  // item_data: as RecommenderService's.
   AsyncRecommender(const Catalogue* catalogue, RecommendAllocator* allocator, RpcMeter* meter,
-                   CallReservations* reservations, uint32_t check_every_items);
+                   CallReservations* reservations, uint32_t check_every_items,
+                   ItemData item_data = ItemData::kCopied);
 
   // Register it with the builder before BuildAndStart().
   grpc::Service* service() { return &service_; }
@@ -84,6 +87,7 @@ class AsyncRecommender {
   RpcMeter* const meter_;
   CallReservations* const reservations_;
   const uint32_t check_every_items_;
+  const ItemData item_data_;
   v1::Recommender::AsyncService service_;
   patterns::AsyncArenaMethod<v1::Recommender::AsyncService, v1::RecommendRequest, v1::RecommendResponse, CallState>
       method_;

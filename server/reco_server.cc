@@ -15,6 +15,7 @@
 #include "server/ceiling_service.h"
 #include "server/fragments_service.h"
 #include "core/allocation_counter.h"
+#include "core/response_builder.h"
 #include "core/reply_memory.h"
 #include "server/async_raw_recommender.h"
 #include "server/async_recommender.h"
@@ -150,8 +151,9 @@ absl::Status CheckOptions(const ServerOptions& o) {
     if (absl::Status s = ValidateRequest(o.ceiling_request); !s.ok()) {
       return absl::InvalidArgumentError(absl::StrCat("ceiling_request: ", s.message()));
     }
-  } else if (o.mode == ServingMode::kArenaPool && o.store.initial_block_bytes == 0) {
-    return absl::InvalidArgumentError("initial_block_bytes: must be positive in arena_pool mode");
+  } else if (MessageMemoryMode(o.mode) == MemoryMode::kArenaPool && o.store.initial_block_bytes == 0) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("initial_block_bytes: must be positive in ", ServingModeName(o.mode), " mode"));
   }
   return absl::OkStatus();
 }
@@ -193,8 +195,15 @@ void MarkServing(grpc::HealthCheckServiceInterface* health) {
 }
 
 // Every serving mode, in ServingMode's order.
-constexpr ServingMode kServingModes[] = {ServingMode::kHeap,      ServingMode::kReuse,     ServingMode::kArena,
-                                         ServingMode::kArenaPool, ServingMode::kFragments, ServingMode::kCeiling};
+constexpr ServingMode kServingModes[] = {ServingMode::kHeap,       ServingMode::kReuse,     ServingMode::kArena,
+                                         ServingMode::kArenaPool,  ServingMode::kArenaAlias, ServingMode::kFragments,
+                                         ServingMode::kCeiling};
+
+// How a message mode's build takes the catalogue's items: arena_alias aliases the
+// static sub-messages (on its pooled arenas, which every reply of it is on).
+ItemData ItemDataFor(ServingMode mode) {
+  return mode == ServingMode::kArenaAlias ? ItemData::kAliased : ItemData::kCopied;
+}
 
 }  // namespace
 
@@ -217,7 +226,8 @@ std::optional<MemoryMode> MessageMemoryMode(ServingMode mode) {
     case ServingMode::kHeap: return MemoryMode::kHeap;
     case ServingMode::kReuse: return MemoryMode::kReuse;
     case ServingMode::kArena: return MemoryMode::kArena;
-    case ServingMode::kArenaPool: return MemoryMode::kArenaPool;
+    case ServingMode::kArenaPool:
+    case ServingMode::kArenaAlias: return MemoryMode::kArenaPool;
     case ServingMode::kFragments:
     case ServingMode::kCeiling: break;
   }
@@ -235,6 +245,7 @@ ServingMode ServingModeFor(MemoryMode mode) {
 }
 
 std::string ServingModeName(ServingMode mode) {
+  if (mode == ServingMode::kArenaAlias) return "arena_alias";
   if (mode == ServingMode::kFragments) return "fragments";
   if (mode == ServingMode::kCeiling) return "ceiling";
   return std::string(MemoryModeName(*MessageMemoryMode(mode)));
@@ -254,6 +265,7 @@ const std::vector<std::string>& RequestServingModes() {
   static const auto* names = [] {
     auto* v = new std::vector<std::string>;
     for (MemoryMode mode : AllMemoryModes()) v->emplace_back(MemoryModeName(mode));
+    v->push_back(ServingModeName(ServingMode::kArenaAlias));
     v->push_back("fragments");
     return v;
   }();
@@ -347,7 +359,8 @@ void RecoServer::Parts::MakeService(CallReservations* reservations) {
     return;
   }
   recommend = std::make_unique<RecommenderService>(catalogue.get(), meter->Wrap(allocator), meter.get(),
-                                                   reservations, options.check_every_items);
+                                                   reservations, options.check_every_items,
+                                                   ItemDataFor(options.mode));
 }
 
 // --api async: the same allocator, measured alike; heap gets one that news the
@@ -358,7 +371,8 @@ void RecoServer::Parts::MakeAsyncService(RecommendAllocator* allocator, CallRese
     allocator = heap_allocator.get();
   }
   async_recommend = std::make_unique<AsyncRecommender>(catalogue.get(), meter->Wrap(allocator), meter.get(),
-                                                       reservations, options.check_every_items);
+                                                       reservations, options.check_every_items,
+                                                       ItemDataFor(options.mode));
 }
 
 // One Recommend call armed on `queue`, on its serving thread.

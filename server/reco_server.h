@@ -53,24 +53,28 @@ namespace reco {
 //   kHeap, kReuse, kArena, kArenaPool
 //               reply messages built by RecommenderService in that memory mode
 //               (core/message_store.h; MessageMemoryMode gives it);
+//   kArenaAlias arena_pool's store, each reply item's Price, Image, Rating, Seller
+//               and Shipping aliased from the catalogue instead of copied
+//               (ItemData::kAliased, core/response_builder.h; patterns/arena_alias.h);
 //   kFragments  replies spliced from the catalogue's pre-serialized items
 //               (fragments_service.h): a real handler, no reply message, no store;
 //   kCeiling    every Recommend answered with the one reply to ceiling_request,
 //               serialized at start-up (ceiling_service.h). It ignores the request's
 //               content: the limit of the transport, not a pattern to copy.
-enum class ServingMode { kHeap, kReuse, kArena, kArenaPool, kFragments, kCeiling };
+enum class ServingMode { kHeap, kReuse, kArena, kArenaPool, kArenaAlias, kFragments, kCeiling };
 
-// The memory mode a message-building mode builds in; nullopt for fragments and the
-// ceiling, which build no reply message.
+// The memory mode a message-building mode builds in (arena_alias: kArenaPool); nullopt
+// for fragments and the ceiling, which build no reply message.
 std::optional<MemoryMode> MessageMemoryMode(ServingMode mode);
-// The serving mode that builds its replies in memory mode `mode`.
+// The serving mode that builds its replies in memory mode `mode` (copying the catalogue's items).
 ServingMode ServingModeFor(MemoryMode mode);
-// "heap", "reuse", "arena", "arena_pool", "fragments" or "ceiling": StatsSnapshot.mode.
+// "heap", "reuse", "arena", "arena_pool", "arena_alias", "fragments" or "ceiling":
+// StatsSnapshot.mode.
 std::string ServingModeName(ServingMode mode);
 // Sets *mode from one of the names above; false for anything else.
 bool ParseServingMode(absl::string_view name, ServingMode* mode);
 // The modes that answer each request for itself, in report order: the four memory
-// modes, then fragments (not the ceiling). What tests and scripts iterate over.
+// modes, arena_alias, then fragments (not the ceiling). What tests and scripts iterate over.
 const std::vector<std::string>& RequestServingModes();
 
 // Which gRPC API serves Recommend (--api): the callback API (gRPC's threads run the

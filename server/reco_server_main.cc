@@ -32,14 +32,17 @@
 
 ABSL_FLAG(std::string, listen, "127.0.0.1:50051", "HOST:PORT to listen on; port 0 picks a free port");
 ABSL_FLAG(std::string, mode, "arena_pool",
-          "where responses live: heap, reuse, arena or arena_pool; fragments: no reply message, the catalogue's "
+          "where responses live: heap, reuse, arena or arena_pool; arena_alias: arena_pool with each item's "
+          "price, image, rating, seller and shipping aliased from the catalogue, not copied; fragments: no reply "
+          "message, the catalogue's "
           "pre-serialized items spliced with per-request scores; or ceiling: every Recommend gets ONE reply "
           "serialized at start-up for the --ceiling_* request, WHATEVER the request says (the transport's limit "
           "on this machine, not a pattern to copy)");
 ABSL_FLAG(int64_t, ceiling_items, 200, "ceiling: item_count of the fixed request (reco_load's --items default)");
 ABSL_FLAG(std::string, api, "callback",
           "the gRPC API that serves Recommend: callback (gRPC's threads run the handler) or async (completion "
-          "queues served by --async_threads threads of the server's own; heap, reuse, arena, arena_pool)");
+          "queues served by --async_threads threads of the server's own; heap, reuse, arena, arena_pool, "
+          "arena_alias)");
 ABSL_FLAG(int64_t, async_threads, reco::DefaultAsyncThreads(),
           "--api async: serving threads, one completion queue each (default: the machine's cores)");
 ABSL_FLAG(std::string, ceiling_profile, "realistic", "ceiling: text profile of the fixed request, realistic or compact");
@@ -55,16 +58,19 @@ ABSL_FLAG(int64_t, fragments_copy_below_bytes, reco::patterns::SplicedReply::kDe
           "slice costs less CPU than a slice per item)");
 ABSL_FLAG(int64_t, max_idle, 64,
           "reuse: idle messages the pool keeps (more may be in use; extras are freed on release); arena_pool: "
-          "pooled arenas at most, in use plus idle (calls beyond them get a plain arena for themselves)");
+          "pooled arenas at most, in use plus idle (calls beyond them get a plain arena for themselves); "
+          "arena_alias: as arena_pool");
 ABSL_FLAG(int64_t, max_kept_bytes, 1 << 20,
           "reuse: a released message whose reply serialized to more than this is freed rather than kept idle "
           "(a kept message keeps its largest size)");
 ABSL_FLAG(int64_t, initial_block_bytes, 512 * 1024,
-          "arena_pool: bytes of each arena's reused initial block (512 KiB holds a 200-item response)");
+          "arena_pool, arena_alias: bytes of each arena's reused initial block (512 KiB holds a 200-item "
+          "response)");
 ABSL_FLAG(int64_t, max_block_bytes, 32 << 20,
-          "arena_pool: an arena whose reply spilled past its block grows it to fit, up to this (0: never grows)");
+          "arena_pool, arena_alias: an arena whose reply spilled past its block grows it to fit, up to this "
+          "(0: never grows)");
 ABSL_FLAG(int64_t, max_pool_bytes, 96 << 20,
-          "arena_pool: growth stops when the pooled arenas' blocks would hold more than this in total");
+          "arena_pool, arena_alias: growth stops when the pooled arenas' blocks would hold more than this in total");
 ABSL_FLAG(int64_t, max_receive_message_bytes, 64 * 1024,
           "largest request accepted; larger ones get RESOURCE_EXHAUSTED (requests are tiny)");
 ABSL_FLAG(int64_t, max_concurrent_streams, 256, "HTTP/2 concurrent streams allowed per connection");
@@ -146,7 +152,8 @@ reco::MessageStoreOptions StoreFromFlags(reco::ServingMode mode) {
   store.max_kept_bytes = Bounded(FLAGS_max_kept_bytes, "max_kept_bytes", 0, int64_t{1} << 32);
   // 64 MiB is several times a 10,000-item reply's arena; the pool may hold max_idle of them.
   store.initial_block_bytes = Bounded(FLAGS_initial_block_bytes, "initial_block_bytes", 1024, int64_t{64} << 20);
-  if (mode == reco::ServingMode::kArenaPool && store.max_idle * store.initial_block_bytes > (int64_t{8} << 30)) {
+  if (reco::MessageMemoryMode(mode) == reco::MemoryMode::kArenaPool &&
+      store.max_idle * store.initial_block_bytes > (int64_t{8} << 30)) {
     BadFlag(absl::StrCat("--max_idle x --initial_block_bytes = ", store.max_idle * store.initial_block_bytes,
                          " bytes is over 8 GiB, the most the arena pool may hold"));
   }
@@ -225,7 +232,8 @@ reco::ServerOptions OptionsFromFlags() {
   o.listen = absl::GetFlag(FLAGS_listen);
   if (absl::Status s = reco::CheckListenAddress(o.listen); !s.ok()) BadFlag(absl::StrCat("--", s.message()));
   if (!reco::ParseServingMode(absl::GetFlag(FLAGS_mode), &o.mode)) {
-    BadFlag("--mode=" + absl::GetFlag(FLAGS_mode) + " is not one of heap, reuse, arena, arena_pool, fragments, ceiling");
+    BadFlag("--mode=" + absl::GetFlag(FLAGS_mode) +
+            " is not one of heap, reuse, arena, arena_pool, arena_alias, fragments, ceiling");
   }
   if (!reco::ParseServingApi(absl::GetFlag(FLAGS_api), &o.api)) {
     BadFlag("--api=" + absl::GetFlag(FLAGS_api) + " is not one of callback, async");

@@ -17,7 +17,7 @@ grpc::ServerUnaryReactor* RecommenderService::Recommend(grpc::CallbackServerCont
   if (status.ok()) {
     CallerStillWaits waits(context);
     if (!BuildResponseUnlessStopped(*catalogue_, *request, response, waits,
-                                    CallerStillWaits::CheckEvery(check_every_items_))) {
+                                    CallerStillWaits::CheckEvery(check_every_items_), item_data_)) {
       status = waits.AbandonedStatus();
     }
   }

@@ -14,8 +14,9 @@
 //   2. reserve the reply's estimated bytes (core/reply_memory.h) from the server's
 //      reply budget (call_reservations.h): RESOURCE_EXHAUSTED at once when spent --
 //      never a wait -- so the replies in flight never hold more than the budget;
-//   3. build (core/response_builder.h: items copied from the catalogue, scores
-//      computed per request), asking "is anyone still waiting?" (cancelled, or past the deadline)
+//   3. build (core/response_builder.h: items copied from the catalogue -- or, in
+//      arena_alias, their static sub-messages aliased -- scores computed per
+//      request), asking "is anyone still waiting?" (cancelled, or past the deadline)
 //      before the first item and every `check_every_items` items: an abandoned call
 //      finishes with CANCELLED / DEADLINE_EXCEEDED and gRPC releases its messages;
 //   4. finish with the status. Measurement is two lines around the build: a
@@ -38,6 +39,7 @@
 
 #include "core/catalogue.h"
 #include "core/message_store.h"
+#include "core/response_builder.h"
 #include "proto/reco.grpc.pb.h"
 #include "server/call_reservations.h"
 #include "server/rpc_meter.h"
@@ -49,9 +51,16 @@ class RecommenderService final : public v1::Recommender::CallbackService {
   // allocator: null for heap. reservations: null builds every valid request (no
   // budget); else it must be the server's context allocator. check_every_items: how
   // often the build asks whether the caller still waits (0: only before building).
+  // item_data: kAliased (arena_alias) only with an allocator whose responses are on
+  // arenas; elsewhere the build copies anyway (core/response_builder.h).
   RecommenderService(const Catalogue* catalogue, RecommendAllocator* allocator, RpcMeter* meter,
-                     CallReservations* reservations, uint32_t check_every_items)
-      : catalogue_(catalogue), meter_(meter), reservations_(reservations), check_every_items_(check_every_items) {
+                     CallReservations* reservations, uint32_t check_every_items,
+                     ItemData item_data = ItemData::kCopied)
+      : catalogue_(catalogue),
+        meter_(meter),
+        reservations_(reservations),
+        check_every_items_(check_every_items),
+        item_data_(item_data) {
     if (allocator != nullptr) SetMessageAllocatorFor_Recommend(allocator);
   }
 
@@ -63,6 +72,7 @@ class RecommenderService final : public v1::Recommender::CallbackService {
   RpcMeter* const meter_;
   CallReservations* const reservations_;
   const uint32_t check_every_items_;
+  const ItemData item_data_;
 };
 
 }  // namespace reco

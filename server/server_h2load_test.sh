@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# h2load (nghttp2-client) drives reco_server in every memory mode: a bounded run
-# (-n 200) whose every request succeeds and whose bytes received are exactly 200
+# h2load (nghttp2-client) drives reco_server in every memory mode and arena_alias: a
+# bounded run (-n 200) whose every request succeeds and whose bytes received are exactly 200
 # gRPC-framed responses of the size the allocation ledger reports for the same
 # request -- h2load counts any HTTP 200 as success, even a gRPC error, so the byte
 # count is what proves the responses came back.
@@ -21,7 +21,7 @@ bytes=$("$ledger" --items 200 --profile compact --format json --modes heap --war
 requests=200
 want_data=$((requests * (5 + bytes)))
 
-for mode in heap reuse arena arena_pool; do
+for mode in heap reuse arena arena_pool arena_alias; do
   start_reco_server --stderr "$tmp/$mode.err" "$tmp/$mode.out" "$server" --mode "$mode" ||
     fail "$mode: reco_server did not start"
   timeout 60 h2load -n $requests -c 2 -m 4 -t 1 -d "$tmp/req.bin" \

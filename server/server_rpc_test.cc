@@ -1,4 +1,4 @@
-// The Recommender service over real RPCs, in all four memory modes: the same bytes
+// The Recommender service over real RPCs, in all four memory modes and arena_alias: the same bytes
 // everywhere, actionable errors, many clients at once, and messages always given
 // back -- answered, refused, cancelled or past their deadline.
 #include <gtest/gtest.h>
@@ -35,18 +35,19 @@ std::vector<v1::RecommendRequest> SampleRequests() {
   return requests;
 }
 
-// Every memory mode through each API (reco_server --api callback|async).
-class ServerRpcTest : public ::testing::TestWithParam<std::tuple<MemoryMode, ServingApi>> {
+// Every mode that builds a reply message through each API (reco_server --api
+// callback|async).
+class ServerRpcTest : public ::testing::TestWithParam<std::tuple<ServingMode, ServingApi>> {
  protected:
-  MemoryMode mode() const { return std::get<0>(GetParam()); }
+  ServingMode mode() const { return std::get<0>(GetParam()); }
   ServingApi api() const { return std::get<1>(GetParam()); }
   std::unique_ptr<RecoServer> Start() const { return testing::StartTestServer(mode(), /*measure=*/true, api()); }
   // Store leases in use at rest: the async serving threads' armed calls.
   uint64_t resting() const { return testing::RestingLeases(mode(), api()); }
 };
 
-std::string ParamName(const ::testing::TestParamInfo<std::tuple<MemoryMode, ServingApi>>& info) {
-  return absl::StrCat(MemoryModeName(std::get<0>(info.param)), "_", ServingApiName(std::get<1>(info.param)));
+std::string ParamName(const ::testing::TestParamInfo<std::tuple<ServingMode, ServingApi>>& info) {
+  return absl::StrCat(ServingModeName(std::get<0>(info.param)), "_", ServingApiName(std::get<1>(info.param)));
 }
 
 TEST_P(ServerRpcTest, AnswersWithTheBuildersBytes) {
@@ -128,7 +129,7 @@ TEST_P(ServerRpcTest, ManyConcurrentClientsAllGetTheirOwnAnswers) {
   ASSERT_TRUE(testing::WaitForReleases(*server, absl::Seconds(10), 0, resting()));
   v1::StatsSnapshot s = server->Stats(false);
   EXPECT_EQ(s.rpcs(), static_cast<uint64_t>(kThreads * kCallsPerThread));
-  if (mode() != MemoryMode::kHeap) {
+  if (mode() != ServingMode::kHeap) {
     EXPECT_EQ(s.store().acquired(), s.store().released() + resting());
     EXPECT_LE(s.store().idle(), MessageStoreOptions().max_idle);
   }
@@ -244,7 +245,7 @@ TEST_P(ServerRpcTest, RepliesEqualTheCallbackServersAsMessages) {
 TEST_P(ServerRpcTest, TheBudgetRefusesAndComesBackFromAbandonedCalls) {
   ServerOptions options;
   options.listen = "127.0.0.1:0";
-  options.mode = ServingModeFor(mode());
+  options.mode = mode();
   options.api = api();
   options.async_threads = testing::kTestAsyncThreads;
   options.check_every_items = 1;
@@ -320,7 +321,7 @@ TEST(ServerTlsOptionsTest, RefusesHalfOrBrokenTlsWithoutEchoingIt) {
 }
 
 INSTANTIATE_TEST_SUITE_P(AllModes, ServerRpcTest,
-                         ::testing::Combine(::testing::ValuesIn(AllMemoryModes()),
+                         ::testing::Combine(::testing::ValuesIn(testing::MessageServingModes()),
                                             ::testing::Values(ServingApi::kCallback, ServingApi::kAsync)),
                          ParamName);
 

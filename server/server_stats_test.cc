@@ -33,9 +33,10 @@ struct ServerCosts {
   uint64_t overflows = 0;
 };
 
-ServerCosts MeasureSteadyState(MemoryMode mode, const v1::RecommendRequest& request,
+ServerCosts MeasureSteadyState(ServingMode serving, const v1::RecommendRequest& request,
                                ServingApi api = ServingApi::kCallback) {
-  auto server = testing::StartTestServer(mode, /*measure=*/true, api);
+  const MemoryMode mode = *MessageMemoryMode(serving);
+  auto server = testing::StartTestServer(serving, /*measure=*/true, api);
   // heap on the callback API has no allocator to time a release in; on the async API
   // it has one (HeapRecommendAllocator), measured like the others. The async API has
   // no serialize phase (async_recommender.h) and keeps one call armed per thread.
@@ -63,6 +64,7 @@ ServerCosts MeasureSteadyState(MemoryMode mode, const v1::RecommendRequest& requ
   const uint64_t releases = records_releases ? kRpcs : 0;
   EXPECT_TRUE(testing::WaitForReleases(*server, absl::Seconds(10), releases, resting));
   v1::StatsSnapshot s = server->Stats(/*reset=*/false);
+  EXPECT_EQ(s.mode(), ServingModeName(serving));
   EXPECT_EQ(s.rpcs(), static_cast<uint64_t>(kRpcs));
   EXPECT_EQ(s.rpc_errors(), 0u);
   EXPECT_EQ(s.build().latency().count(), static_cast<uint64_t>(kRpcs));
@@ -78,6 +80,10 @@ ServerCosts MeasureSteadyState(MemoryMode mode, const v1::RecommendRequest& requ
     EXPECT_EQ(s.store().created(), 0u);
   }
   return c;
+}
+ServerCosts MeasureSteadyState(MemoryMode mode, const v1::RecommendRequest& request,
+                               ServingApi api = ServingApi::kCallback) {
+  return MeasureSteadyState(ServingModeFor(mode), request, api);
 }
 
 // A request whose parsing allocates nothing: gRPC parses it into the leased request
@@ -153,6 +159,29 @@ TEST(ServerStatsTest, RealisticTextAllocatesOncePerLongStringOnArenaPool) {
   EXPECT_GT(c.build_allocs, 0);
   // Reset() frees what build allocated (the string payloads), nothing more.
   EXPECT_EQ(c.release_allocs, 0);
+}
+
+// arena_alias on the real RPC path: its build allocates exactly the ledger's
+// arena_alias row -- with realistic text the reply's own long strings, fewer than
+// arena_pool's by the catalogue sub-messages' -- and its release nothing. (Callback
+// only: the async API's window can count a stray allocation per serving thread, see
+// AsyncBuildAllocationsMatchTheLedger; server_rpc_test serves arena_alias through both.)
+TEST(ServerStatsTest, ArenaAliasBuildAllocationsMatchTheLedger) {
+  for (v1::TextProfile profile : {v1::TEXT_PROFILE_REALISTIC, v1::TEXT_PROFILE_COMPACT}) {
+    SCOPED_TRACE(TextProfileName(profile));
+    const v1::RecommendRequest request = NoStringRequest(profile);
+    LedgerOptions options;
+    options.modes = {MemoryMode::kArenaPool};
+    options.arena_alias = true;
+    const Ledger ledger = MeasureLedger(request, options);
+    const ServerCosts c = MeasureSteadyState(ServingMode::kArenaAlias, request);
+    EXPECT_EQ(c.build_allocs, ledger.ArenaAlias().build.allocs) << kOwnershipHint;
+    EXPECT_EQ(c.release_allocs, 0);
+    EXPECT_EQ(c.overflows, 0u) << kOwnershipHint;
+    if (profile == v1::TEXT_PROFILE_REALISTIC) {
+      EXPECT_LT(ledger.ArenaAlias().build.allocs, ledger.ForMode(MemoryMode::kArenaPool).build.allocs);
+    }
+  }
 }
 
 TEST(ServerStatsTest, ResetStartsANewWindow) {

@@ -13,9 +13,20 @@
 namespace reco::testing {
 
 std::unique_ptr<RecoServer> StartTestServer(MemoryMode mode, bool measure, ServingApi api) {
+  return StartTestServer(ServingModeFor(mode), measure, api);
+}
+
+std::vector<ServingMode> MessageServingModes() {
+  std::vector<ServingMode> modes;
+  for (MemoryMode mode : AllMemoryModes()) modes.push_back(ServingModeFor(mode));
+  modes.push_back(ServingMode::kArenaAlias);
+  return modes;
+}
+
+std::unique_ptr<RecoServer> StartTestServer(ServingMode mode, bool measure, ServingApi api) {
   ServerOptions options;
   options.listen = "127.0.0.1:0";
-  options.mode = ServingModeFor(mode);
+  options.mode = mode;
   options.measure_phases = measure;
   options.api = api;
   options.async_threads = kTestAsyncThreads;
@@ -60,6 +71,8 @@ std::string ExpectedBytes(const v1::RecommendRequest& request) {
 uint64_t RestingLeases(MemoryMode mode, ServingApi api) {
   return api == ServingApi::kAsync && mode != MemoryMode::kHeap ? kTestAsyncThreads : 0;
 }
+
+uint64_t RestingLeases(ServingMode mode, ServingApi api) { return RestingLeases(*MessageMemoryMode(mode), api); }
 
 bool WaitForReleases(RecoServer& server, absl::Duration timeout, uint64_t release_count, uint64_t resting_leases) {
   absl::Time give_up = absl::Now() + timeout;

@@ -5,6 +5,7 @@
 
 #include <memory>
 #include <string>
+#include <vector>
 
 #include <grpcpp/grpcpp.h>
 
@@ -20,14 +21,22 @@ namespace reco::testing {
 constexpr int kTestAsyncThreads = 2;
 
 // Starts a server in `mode` on 127.0.0.1:0, through `api` (kTestAsyncThreads for
-// async); fails the test (and returns null) if it cannot.
+// async); fails the test (and returns null) if it cannot. A MemoryMode starts the
+// serving mode that copies the catalogue's items in it (ServingModeFor).
+std::unique_ptr<RecoServer> StartTestServer(ServingMode mode, bool measure = true,
+                                            ServingApi api = ServingApi::kCallback);
 std::unique_ptr<RecoServer> StartTestServer(MemoryMode mode, bool measure = true,
                                             ServingApi api = ServingApi::kCallback);
+
+// The serving modes that build a reply message: the four memory modes, then
+// arena_alias (arena_pool's store, the catalogue's sub-messages aliased).
+std::vector<ServingMode> MessageServingModes();
 
 // The store's leases in use when a server in `mode` through `api` is at rest: 0 for
 // callback; under async one per serving thread (each keeps one call armed, with its
 // messages) except heap, which has no store.
 uint64_t RestingLeases(MemoryMode mode, ServingApi api);
+uint64_t RestingLeases(ServingMode mode, ServingApi api);  // a message serving mode
 
 std::shared_ptr<grpc::Channel> ChannelTo(const RecoServer& server);
 

@@ -1,6 +1,6 @@
-// alloc_ledger: prints, for each memory mode and the fragments path, the allocations,
-// frees and bytes of one steady-state response in three phases (build, serialize,
-// release). With --proto or --protoset, the same for the user's own message, built as
+// alloc_ledger: prints, for each memory mode, arena_alias and the fragments path, the
+// allocations, frees and bytes of one steady-state response in three phases (build,
+// serialize, release). With --proto or --protoset, the same for the user's own message, built as
 // dynamic messages from a sample reply (core/message_ledger.h).
 //
 //   alloc_ledger [--items 200] [--profile realistic|compact] [--modes heap,arena,fragments] [--format text|json]
@@ -27,8 +27,9 @@
 ABSL_FLAG(int64_t, items, 200, "Items in the response, 0 to 10000 (0 means the service default, 200).");
 ABSL_FLAG(std::string, profile, "realistic",
           "Text profile: 'realistic' (strings of 20 to 200 bytes) or 'compact' (every string <= 15 bytes).");
-ABSL_FLAG(std::string, modes, "heap,reuse,arena,arena_pool,fragments",
-          "Comma-separated memory modes to measure, and 'fragments' for the spliced reply (printed last).");
+ABSL_FLAG(std::string, modes, "heap,reuse,arena,arena_pool,arena_alias,fragments",
+          "Comma-separated memory modes to measure, 'arena_alias' (arena_pool with the catalogue's sub-messages "
+          "aliased, after the modes) and 'fragments' for the spliced reply (printed last).");
 ABSL_FLAG(int32_t, cycles, 8, "Responses to average over, after the warm-up (1 to 100000).");
 ABSL_FLAG(int32_t, warmup_responses, 3,
           "Responses to make before measuring, so pools and buffers are warm (0 to 1000).");
@@ -121,8 +122,9 @@ int RunUserMessage(const std::vector<std::string>& import_paths, const reco::Mes
 
 int main(int argc, char** argv) {
   const char* const usage =
-      "Prints the exact allocations, frees and bytes of one steady-state response per memory mode\n"
-      "and for the fragments path (no message: the reply spliced from pre-serialized items).\n"
+      "Prints the exact allocations, frees and bytes of one steady-state response per memory mode, for\n"
+      "arena_alias (arena_pool, the catalogue's sub-messages aliased) and for the fragments path (no\n"
+      "message: the reply spliced from pre-serialized items).\n"
       "Usage: alloc_ledger [--items N] [--profile realistic|compact] [--modes LIST] [--format text|json]\n"
       "       alloc_ledger --proto F.proto|--protoset F.pb --message pkg.Type --data_file reply.json [--modes LIST]";
   g_argc = argc;
@@ -152,11 +154,13 @@ int main(int argc, char** argv) {
     reco::MemoryMode mode;
     if (name == reco::kFragmentsLedgerName) {
       options.fragments = true;
+    } else if (name == reco::kArenaAliasLedgerName) {
+      options.arena_alias = true;
     } else if (reco::ParseMemoryMode(name, &mode)) {
       options.modes.push_back(mode);
     } else {
       return Fail("--modes: unknown mode '" + std::string(name) +
-                  "'; the modes are heap, reuse, arena, arena_pool, fragments");
+                  "'; the modes are heap, reuse, arena, arena_pool, arena_alias, fragments");
     }
   }
   options.cycles = absl::GetFlag(FLAGS_cycles);
@@ -180,6 +184,9 @@ int main(int argc, char** argv) {
   if (user_message) {
     if (options.fragments && Given("modes")) {
       return Fail("--modes: 'fragments' is reco's own spliced reply, not for --proto/--protoset");
+    }
+    if (options.arena_alias && Given("modes")) {
+      return Fail("--modes: 'arena_alias' aliases reco's catalogue, not for --proto/--protoset");
     }
     reco::MessageLedgerOptions user;
     user.modes = options.modes;

@@ -34,5 +34,7 @@ out=$("$ledger" --items 20 --modes fragments --format json --cycles 2) || { echo
   || { echo "FAIL: --modes fragments measured: $out"; fails=$((fails + 1)); }
 rows=$("$ledger" --items 20 --modes fragments,heap --cycles 2 | awk '$2 == "build" {print $1}' | tr '\n' ' ')
 [ "$rows" = "heap fragments " ] || { echo "FAIL: --modes fragments,heap printed build rows: $rows"; fails=$((fails + 1)); }
+rows=$("$ledger" --items 20 --modes fragments,arena_alias,heap --cycles 2 | awk '$2 == "build" {print $1}' | tr '\n' ' ')
+[ "$rows" = "heap arena_alias fragments " ] || { echo "FAIL: --modes fragments,arena_alias,heap printed build rows: $rows"; fails=$((fails + 1)); }
 "$ledger" --help >/dev/null 2>&1; [ $? -le 1 ] || { echo "FAIL: --help"; fails=$((fails + 1)); }
 [ $fails -eq 0 ] && echo "alloc_ledger CLI: all checks passed" || { echo "$fails checks failed"; exit 1; }

@@ -9,7 +9,7 @@ set -eu
 ledger=$1
 if ! command -v valgrind >/dev/null; then echo "valgrind is not installed (scripts/setup.sh installs it)"; exit 1; fi
 fails=0
-for mode in heap reuse arena arena_pool fragments; do
+for mode in heap reuse arena arena_pool arena_alias fragments; do
   for profile in realistic compact; do
     args=(--modes "$mode" --profile "$profile" --items 50 --warmup_responses 2 --format json)
     a=$(valgrind --tool=memcheck --soname-synonyms=somalloc=nouserintercepts "$ledger" "${args[@]}" --cycles 4 2>&1 >/tmp/ledger_a.$$ | sed -n 's/.*total heap usage: \([0-9,]*\) allocs.*/\1/p' | tr -d ,)
