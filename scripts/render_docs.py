@@ -22,6 +22,10 @@ A template is Markdown with placeholders, {{KIND ARG...}}:
     {{share RUN TARGET}}          the QPS share of the ceiling, median [min-max]
     {{freeshare RUN TARGET}}      glibc's free bytes as a share of its heap (median of rounds)
     {{freeratio RUN TARGET}}      that share's paired per-round ratio to the baseline
+    {{pairratio RUN TARGET BASELINE FIGURE}}
+                                  TARGET over another target of the run, round by round
+    {{scaling RUN MODE ITEMS}}    per-item server CPU at ITEMS against the base item count
+                                  (a scaling.json of scripts/scaling.sh)
     {{ledger PROFILE MODE PHASE}} mallocs per reply, exact (alloc_ledger, 200 items)
     {{machine RUN}} {{date RUN}} {{rounds RUN}}
     {{timing}}                    the README commands' fresh-clone times (scripts/fresh_clone_times.sh)
@@ -49,8 +53,8 @@ TIMING = "amd-epyc-2026-12-02/fresh-clone-times.json"
 # name -> (file under docs/results, the repo command that wrote it)
 RUNS = {
     "run-report": ("amd-epyc-2026-12-02/run-report.json.gz", "scripts/run.sh"),
-    "swap-realistic": ("amd-epyc-2026-12-01/matrix/swap/swap-realistic.json.gz", "scripts/malloc_swap.sh"),
-    "swap-compact": ("amd-epyc-2026-12-01/matrix/swap/swap-compact.json.gz", "scripts/malloc_swap.sh"),
+    "swap-realistic": ("amd-epyc-2026-12-02/swap/swap-realistic.json.gz", "scripts/malloc_swap.sh"),
+    "swap-compact": ("amd-epyc-2026-12-02/swap/swap-compact.json.gz", "scripts/malloc_swap.sh"),
     "slices-realistic": ("amd-epyc-2026-12-01/fragments_slices/fragments_slices_realistic.json.gz",
                          "scripts/fragments_slices.sh"),
     "slices-compact": ("amd-epyc-2026-12-01/fragments_slices/fragments_slices_compact.json.gz",
@@ -59,6 +63,8 @@ RUNS = {
     "inbox-long": ("amd-epyc-2026-12-02/your_service-long.json.gz", "LONG_TEXT=true scripts/your_service.sh"),
     "metrics-cost": ("amd-epyc-2026-12-02/metrics-cost.json.gz", "scripts/metrics_cost.sh"),
     "arena-alias": ("amd-epyc-2026-12-02/arena-alias.json.gz", "scripts/arena_alias_cost.sh"),
+    "scaling": ("amd-epyc-2026-12-02/scaling/scaling.json.gz", "scripts/scaling.sh"),
+    "arena-growth": ("amd-epyc-2026-12-02/arena-growth.json.gz", "scripts/arena_growth.sh"),
 }
 for _malloc in ("glibc", "tcmalloc", "jemalloc", "mimalloc"):
     for _profile in ("realistic", "compact"):
@@ -149,6 +155,25 @@ def render_ratio(fig, run, target, figure):
     return spread(ratio["median"], ratio["min"], ratio["max"])
 
 
+def render_pairratio(fig, run, target, baseline, figure):
+    """TARGET over BASELINE, round by round, for two targets of one run (neither the
+    report's own baseline, e.g. arena_pool under a tuned glibc against arena_pool)."""
+    pairs = zip(fig.target(run, target)["rounds"], fig.target(run, baseline)["rounds"])
+    ratios = [t["figures"][figure] / b["figures"][figure] for t, b in pairs
+              if t["figures"].get(figure) and b["figures"].get(figure)]
+    if not ratios:
+        raise TemplateError(f"run '{run}': no rounds of '{target}' and '{baseline}' with '{figure}'")
+    return spread(statistics.median(ratios), min(ratios), max(ratios))
+
+
+def render_scaling(fig, run, mode, items):
+    try:
+        r = fig.run(run)["per_item_ratios"][mode][items]
+    except KeyError:
+        raise TemplateError(f"run '{run}' has no per-item ratio for '{mode}' at {items} items")
+    return spread(r["median"], r["min"], r["max"])
+
+
 def render_value(fig, run, target, figure):
     value = fig.target(run, target)["figures"].get(figure)
     if value is None:
@@ -208,7 +233,7 @@ def render_timing(fig):
 RENDERERS = {"ratio": render_ratio, "value": render_value, "share": render_share,
              "freeshare": render_freeshare, "freeratio": render_freeratio,
              "ledger": render_ledger, "machine": render_machine, "date": render_date,
-             "rounds": render_rounds}
+             "rounds": render_rounds, "pairratio": render_pairratio, "scaling": render_scaling}
 
 
 def sources_table(fig):
