@@ -3,6 +3,8 @@
 
 #include <atomic>
 
+#include "core/histogram_proto.h"
+
 namespace reco {
 
 PhaseRecorder::Shard& PhaseRecorder::ThisThreadShard() {
@@ -82,6 +84,24 @@ PhaseRecorder::Totals PhaseRecorder::SinceStart() {
   Totals all = SumShards(/*reset=*/false);
   all.Add(closed_);
   return all;
+}
+
+void CallCountsToProto(const PhaseRecorder::Totals& totals, v1::StatsSnapshot* s) {
+  s->set_rpcs(totals.rpcs);
+  s->set_rpc_errors(totals.rpc_errors);
+  s->set_rpc_invalid(totals.invalid);
+  s->set_rpc_over_budget(totals.over_budget);
+  s->set_rpc_abandoned(totals.abandoned);
+  for (uint64_t calls : totals.by_code) s->add_rpcs_by_code(calls);
+}
+
+void PhaseToProto(const PhaseRecorder::PhaseTotals& totals, v1::PhaseStats* out) {
+  HistogramToProto(totals.latency, out->mutable_latency());
+  HistogramToProto(totals.allocations_per_call, out->mutable_allocations_per_call());
+  v1::AllocationTotals* allocations = out->mutable_allocations();
+  allocations->set_allocs(totals.allocations.allocs);
+  allocations->set_frees(totals.allocations.frees);
+  allocations->set_bytes(totals.allocations.bytes);
 }
 
 }  // namespace reco

@@ -34,6 +34,7 @@
 
 #include "core/allocation_counter.h"
 #include "core/latency_histogram.h"
+#include "proto/stats.pb.h"
 
 namespace reco {
 
@@ -120,6 +121,12 @@ class PhaseRecorder {
   std::mutex carry_mu_;
   Totals closed_;
 };
+
+// The totals in StatsSnapshot's form, as reco_server and the stats library report them:
+// the calls by status (rpcs, rpc_errors, rpc_invalid, rpc_over_budget, rpc_abandoned,
+// rpcs_by_code), and one phase (latency, allocations, allocations_per_call).
+void CallCountsToProto(const PhaseRecorder::Totals& totals, v1::StatsSnapshot* s);
+void PhaseToProto(const PhaseRecorder::PhaseTotals& totals, v1::PhaseStats* out);
 
 }  // namespace reco
 

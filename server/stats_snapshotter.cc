@@ -1,34 +1,16 @@
 // See stats_snapshotter.h.
 #include "server/stats_snapshotter.h"
 
-#include "core/histogram_proto.h"
 
 namespace reco {
 namespace {
 
-void ToProto(const AllocationCounts& counts, v1::AllocationTotals* out) {
-  out->set_allocs(counts.allocs);
-  out->set_frees(counts.frees);
-  out->set_bytes(counts.bytes);
-}
-
-void ToProto(const PhaseRecorder::PhaseTotals& totals, v1::PhaseStats* out) {
-  HistogramToProto(totals.latency, out->mutable_latency());
-  ToProto(totals.allocations, out->mutable_allocations());
-  HistogramToProto(totals.allocations_per_call, out->mutable_allocations_per_call());
-}
-
 // The calls in the window by status, and the time, allocations and CPU of each phase.
 void ToProto(const PhaseRecorder::Totals& totals, v1::StatsSnapshot* s) {
-  s->set_rpcs(totals.rpcs);
-  s->set_rpc_errors(totals.rpc_errors);
-  s->set_rpc_invalid(totals.invalid);
-  s->set_rpc_over_budget(totals.over_budget);
-  s->set_rpc_abandoned(totals.abandoned);
-  for (uint64_t calls : totals.by_code) s->add_rpcs_by_code(calls);
-  ToProto(totals.phase[static_cast<int>(Phase::kBuild)], s->mutable_build());
-  ToProto(totals.phase[static_cast<int>(Phase::kSerialize)], s->mutable_serialize());
-  ToProto(totals.phase[static_cast<int>(Phase::kRelease)], s->mutable_release());
+  CallCountsToProto(totals, s);
+  PhaseToProto(totals.phase[static_cast<int>(Phase::kBuild)], s->mutable_build());
+  PhaseToProto(totals.phase[static_cast<int>(Phase::kSerialize)], s->mutable_serialize());
+  PhaseToProto(totals.phase[static_cast<int>(Phase::kRelease)], s->mutable_release());
 }
 
 // Counters since `base`; the gauges (in use, peak) as they are now.

@@ -2,7 +2,6 @@
 #include "stats/service_stats.h"
 
 #include "absl/strings/str_cat.h"
-#include "core/histogram_proto.h"
 
 namespace reco {
 
@@ -18,22 +17,9 @@ void ServiceStats::Fill(const StatsIdentity& identity, const PhaseRecorder::Tota
   s->set_mode(identity.label.empty() ? "service" : identity.label);
   s->set_source(identity.source);
   s->set_rpcs_not_counted(identity.rpcs_not_counted);
-  if (!identity.rpcs_not_counted) {
-    s->set_rpcs(totals.rpcs);
-    s->set_rpc_errors(totals.rpc_errors);
-    s->set_rpc_invalid(totals.invalid);
-    s->set_rpc_over_budget(totals.over_budget);
-    s->set_rpc_abandoned(totals.abandoned);
-    for (uint64_t calls : totals.by_code) s->add_rpcs_by_code(calls);
-  }
+  if (!identity.rpcs_not_counted) CallCountsToProto(totals, s);
   if (build_measured_.load(std::memory_order_relaxed)) {
-    const PhaseRecorder::PhaseTotals& build = totals.phase[static_cast<int>(Phase::kBuild)];
-    HistogramToProto(build.latency, s->mutable_build()->mutable_latency());
-    HistogramToProto(build.allocations_per_call, s->mutable_build()->mutable_allocations_per_call());
-    v1::AllocationTotals* allocations = s->mutable_build()->mutable_allocations();
-    allocations->set_allocs(build.allocations.allocs);
-    allocations->set_frees(build.allocations.frees);
-    allocations->set_bytes(build.allocations.bytes);
+    PhaseToProto(totals.phase[static_cast<int>(Phase::kBuild)], s->mutable_build());
   }
 }
 
