@@ -41,6 +41,7 @@
 #include "absl/strings/str_join.h"
 #include "absl/synchronization/mutex.h"
 #include "cli/flag_parse.h"
+#include "cli/mutex_checks.h"
 #include "client/call_flags.h"
 #include "client/load_options.h"
 #include "client/load_run.h"
@@ -316,6 +317,7 @@ int main(int argc, char** argv) {
   const std::vector<std::string> require_values = reco::CollectRepeatedFlag(argc, argv, "require", false);
   const std::string command_line = absl::StrJoin(argv, argv + argc, " ");
   std::vector<char*> rest = reco::ParseFlagsOrExit2(argc, argv, "reco_load", usage);
+  reco::ApplyMutexDeadlockDetectionFlag();  // before gRPC starts a thread
   if (rest.size() > 1 && std::string(rest[1]) == "merge") {
     return Merge(std::vector<std::string>(rest.begin() + 2, rest.end()), command_line, require_values);
   }

@@ -62,6 +62,7 @@ RUNS = {
     "inbox-short": ("amd-epyc-2026-12-02/your_service-short.json.gz", "scripts/your_service.sh"),
     "inbox-long": ("amd-epyc-2026-12-02/your_service-long.json.gz", "LONG_TEXT=true scripts/your_service.sh"),
     "metrics-cost": ("amd-epyc-2026-12-02/metrics-cost.json.gz", "scripts/metrics_cost.sh"),
+    "mutex-detection": ("amd-epyc-2026-12-02/mutex-detection.json.gz", "scripts/mutex_detection_cost.sh"),
     "arena-alias": ("amd-epyc-2026-12-02/arena-alias.json.gz", "scripts/arena_alias_cost.sh"),
     "scaling": ("amd-epyc-2026-12-02/scaling/scaling.json.gz", "scripts/scaling.sh"),
     "arena-growth": ("amd-epyc-2026-12-02/arena-growth.json.gz", "scripts/arena_growth.sh"),

@@ -20,6 +20,7 @@
 #include "absl/strings/str_format.h"
 #include "absl/time/time.h"
 #include "cli/flag_parse.h"
+#include "cli/mutex_checks.h"
 #include "core/request.h"
 #include "server/ceiling_service.h"
 #include "rpc/pem_file.h"
@@ -290,6 +291,7 @@ int main(int argc, char** argv) {
                               "The Recommender gRPC server, in one of four memory modes (or the ceiling).\n"
                               "  reco_server --listen 127.0.0.1:0 --mode arena_pool");
   if (rest.size() > 1) BadFlag(absl::StrCat("unexpected argument '", rest[1], "' (flags only; see --help)"));
+  reco::ApplyMutexDeadlockDetectionFlag();  // before gRPC starts a thread
   reco::ServerOptions options = OptionsFromFlags();
   absl::StatusOr<reco::DrainOptions> drain = reco::DrainOptionsFromFlags(absl::GetFlag(FLAGS_shutdown_deadline));
   if (!drain.ok()) BadFlag(std::string(drain.status().message()));
