@@ -27,7 +27,8 @@ using patterns::testing::StringsLongerThan;
 std::string ModeParamName(const ::testing::TestParamInfo<MemoryMode>& info);
 
 // An empty folder of its own for the running test (under ::testing::TempDir(), named
-// after the test and the process), made anew on each call.
+// after the test and the process), made anew on each call and removed when the
+// process exits normally.
 std::string FreshTestFolder();
 // Writes `contents` to `path` (replacing it); fails the test if it cannot.
 void WriteTestFile(const std::string& path, const std::string& contents);
