@@ -13,6 +13,7 @@ as SVG and the page links them. No speed is asserted.
 import json
 import os
 import re
+import shutil
 import sys
 import xml.etree.ElementTree as ET
 
@@ -63,6 +64,25 @@ def check_charts(page_dir, page):
     return svgs
 
 
+def check_h2load(work, page):
+    """The share of the ceiling by h2load: in the page and the raw summary when h2load
+    is installed (fragments against the ceiling in the short form), said missing else."""
+    if not shutil.which("h2load"):
+        assert "Not measured in this run: h2load" in page, "h2load is missing but the page does not say so"
+        return False
+    summary = json.load(open(os.path.join(work, "raw", "h2load", "summary.json")))
+    by_mode = {m["mode"]: m for m in summary["modes"]}
+    assert sorted(by_mode) == ["ceiling", "fragments"], sorted(by_mode)
+    fragments = by_mode["fragments"]
+    assert fragments["rounds"] == 1 and len(fragments["share_of_ceiling"]["h2load"]) == 1, fragments
+    assert 0 < fragments["share_of_ceiling"]["h2load"][0], fragments
+    assert "share_of_ceiling" not in by_mode["ceiling"], by_mode["ceiling"]
+    row = re.search(r"^\| `fragments` \| [0-9,]+ \| [0-9]+ % \[[0-9]+-[0-9]+ %\] \| [0-9]+ % .* \| x[0-9.]+ .*\|$",
+                    page, re.M)
+    assert row, "no fragments row with its h2load share in the page"
+    return True
+
+
 def main():
     work = sys.argv[1]
     page = open(os.path.join(work, "page", "RESULTS.md")).read()
@@ -77,7 +97,9 @@ def main():
     for m in ran:
         check_raw(os.path.join(work, "raw"), m)
     svgs = check_charts(os.path.join(work, "page"), page)
-    print("matrix short: page, %d malloc(s) run, ceiling row, %d charts" % (len(ran), len(svgs)))
+    h2load = check_h2load(work, page)
+    print("matrix short: page, %d malloc(s) run, ceiling row, %d charts, h2load share %s"
+          % (len(ran), len(svgs), "checked" if h2load else "not installed: said so"))
 
 
 if __name__ == "__main__":

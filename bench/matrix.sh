@@ -8,7 +8,12 @@
 #      127.0.0.1 port 0, driven by reco_load (heap first, the baseline; the client
 #      itself runs on glibc in every column, so only the servers' malloc changes);
 #   3. the malloc swap, paired: scripts/malloc_swap.sh (heap under every malloc and
-#      arena_pool under glibc as targets of one interleaved reco_load run).
+#      arena_pool under glibc as targets of one interleaved reco_load run; glibc's
+#      tunables variants, GLIBC_VARIANTS, among them);
+#   4. each mode's share of the ceiling by h2load, when it is installed:
+#      scripts/compare_h2load.sh (h2load and reco_load in paired rounds, glibc,
+#      realistic text), so the share does not depend on our own client's CPU, and
+#      reco_load's client CPU per response is shown next to h2load's.
 # Raw JSON and server logs go to a results folder (git-ignored); bench/matrix_page.py
 # then writes the page (docs/RESULTS.md, SVG charts in docs/results/). A malloc that
 # is not installed is reported SKIPPED, in the output and the page. How busy the
@@ -59,10 +64,12 @@ if [ $short -eq 1 ]; then
   bench_flags=(--benchmark_min_time=0.01)
   load_flags=(--rounds 1 --warmup 0.3s --duration 1s)
   profiles="realistic"
+  h2load_env=(MODES="fragments ceiling" ROUNDS=1 DURATION=1 WARMUP=1)
 else
   bench_flags=(--benchmark_min_time=0.2 --benchmark_repetitions=3 --benchmark_report_aggregates_only=true)
   load_flags=(--rounds 3 --warmup 1s --duration 4s)
   profiles="realistic compact"
+  h2load_env=(MODES="heap arena_pool fragments ceiling" ROUNDS=3 DURATION=4 WARMUP=1)
 fi
 bench_filter='^BM_Cycle/mode:[a-z_]+/items:(10|200|1000)/profile:[a-z]+$|^BM_Parse/mode:[a-z_]+/items:200/'
 modes="heap reuse arena arena_pool fragments"  # servers; reco_bench has the four memory modes
@@ -141,6 +148,19 @@ else
   echo "matrix.sh: malloc swap (scripts/malloc_swap.sh) ..."
   "$root/scripts/malloc_swap.sh" $([ $short -eq 1 ] && echo --short) --build "$build" --out "$out/swap" \
     --profiles "$profiles" | grep -E 'SKIPPED|/ heap-glibc|server CPU/RPC|  QPS ' | sed 's/^/  /'
+fi
+
+if ! command -v h2load >/dev/null; then
+  echo "matrix.sh: share of the ceiling by h2load SKIPPED: h2load is not installed (nghttp2-client)"
+elif [ -n "$sanitizer" ]; then
+  echo "matrix.sh: share of the ceiling by h2load SKIPPED: the binaries are built with $sanitizer"
+else
+  echo "matrix.sh: share of the ceiling by h2load (scripts/compare_h2load.sh) ..."
+  mkdir -p "$out/h2load"
+  env "${h2load_env[@]}" JSON="$out/h2load/runs.jsonl" SUMMARY="$out/h2load/summary.json" \
+    "$root/scripts/compare_h2load.sh" "$build" >"$out/h2load/compare.txt" 2>&1 \
+    || { echo "matrix.sh: compare_h2load.sh failed:" >&2; cat "$out/h2load/compare.txt" >&2; exit 1; }
+  grep -E '^[a-z_]+:|share of the ceiling|client CPU/response' "$out/h2load/compare.txt" | sed 's/^/  /'
 fi
 
 {

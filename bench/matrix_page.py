@@ -18,6 +18,7 @@ import dataclasses
 import json
 import os
 import platform
+import statistics
 import subprocess
 import sys
 
@@ -156,9 +157,11 @@ def paired_ratio(target, baseline, key):
         ratios = sorted(a / b for a, b in pairs if a is not None and b)
         if not ratios:
             return None
-        mid = len(ratios) // 2
-        median = ratios[mid] if len(ratios) % 2 else (ratios[mid - 1] + ratios[mid]) / 2
-        lo, hi = ratios[0], ratios[-1]
+        median, lo, hi = statistics.median(ratios), ratios[0], ratios[-1]
+    return ratio_text(median, lo, hi)
+
+
+def ratio_text(median, lo, hi):
     text = f"x{median:.2f} [{lo:.2f}-{hi:.2f}]"
     return text + (", no measurable difference" if lo <= 1.0 <= hi else "")
 
@@ -288,6 +291,7 @@ class Run:
     service: dict = dataclasses.field(default_factory=dict)  # (malloc, profile) -> load_service()[0]
     load_docs: dict = dataclasses.field(default_factory=dict)  # (malloc, profile) -> the report
     swap: dict = dataclasses.field(default_factory=dict)  # profile -> load_service() of the swap
+    h2load: dict = None  # scripts/compare_h2load_summary.py's summary, when h2load ran
 
 
 def parse_args():
@@ -319,6 +323,9 @@ def read_run(folder):
         path = os.path.join(folder, "swap", f"swap-{p}.json")
         if os.path.exists(path):
             run.swap[p] = load_service(path)
+    path = os.path.join(folder, "h2load", "summary.json")
+    if os.path.exists(path):
+        run.h2load = json.load(open(path))
     return run
 
 
@@ -567,6 +574,45 @@ def swap_table(p, s, doc):
     return lines
 
 
+def median_spread(values, scale=1.0, unit=""):
+    values = [v * scale for v in values]
+    return f"{statistics.median(values):.0f}{unit} [{min(values):.0f}-{max(values):.0f}{unit}]"
+
+
+def h2load_section(run):
+    """scripts/compare_h2load.sh's paired run: each mode's share of the ceiling by
+    h2load (which checks nothing and costs little) and by reco_load, and both clients'
+    CPU per response, so a reader sees how much of a share is our client's own cost."""
+    if not run.h2load:
+        return ["## Share of the ceiling by h2load", "",
+                "Not measured in this run: h2load (nghttp2-client) is not installed, or the binaries carry a "
+                "sanitizer.", ""]
+    modes = run.h2load["modes"]
+    rounds = max((m["rounds"] for m in modes), default=0)
+    lines = ["## Share of the ceiling by h2load (`scripts/compare_h2load.sh`)", ""]
+    lines.append(f"Both clients against the same servers (glibc, realistic text, 200 items), back to back in each "
+                 f"of {rounds} round(s); a share is a mode's req/s over the ceiling's in the same round by the "
+                 f"same tool, median [min-max]. On a 2-core machine the client takes CPU from the server, so "
+                 f"h2load's share is the one that depends least on the client.")
+    lines.append("")
+    lines += table_head(["mode", "h2load req/s", "share (h2load)", "share (reco_load)",
+                         "client CPU/response h2load", "reco_load / h2load client CPU"], "lrrrrr")
+    for m in modes:
+        if not m["rounds"]:
+            lines.append(f"| `{m['mode']}` | no paired round | | | | |")
+            continue
+        share = m.get("share_of_ceiling")
+        cells = [fmt(statistics.median(m["rps"]["h2load"]), 0),
+                 median_spread(share["h2load"], 100, " %") if share else "(the ceiling)",
+                 median_spread(share["reco_load"], 100, " %") if share else "",
+                 f"{statistics.median(m['client_cpu_us_per_response']['h2load']):.1f} µs",
+                 ratio_text(statistics.median(m["client_cpu_ratio"]), min(m["client_cpu_ratio"]),
+                            max(m["client_cpu_ratio"]))]
+        lines.append(f"| `{m['mode']}` | " + " | ".join(cells) + " |")
+    lines.append("")
+    return lines
+
+
 def summary_section(run):
     """Comparisons the renderer computes from the tables: per profile and malloc the
     memory mode with the most QPS, fragments and CPU against heap; per malloc the
@@ -645,7 +691,7 @@ def main():
     svg_dir = os.path.join(page_dir, "results")
     os.makedirs(svg_dir, exist_ok=True)
     lines = (page_head(run) + setup_table(run) + service_section(run, svg_dir) + bench_section(run, svg_dir)
-             + swap_section(run) + summary_section(run) + raw_note(args.results, args.archive, page_dir))
+             + swap_section(run) + h2load_section(run) + summary_section(run) + raw_note(args.results, args.archive, page_dir))
     with open(args.page, "w") as f:
         f.write("\n".join(lines) + "\n")
     print(f"matrix_page: wrote {args.page} and {len(os.listdir(svg_dir))} SVG file(s) in {svg_dir}")

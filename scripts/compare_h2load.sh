@@ -10,14 +10,16 @@
 #   scripts/compare_h2load.sh [BUILD_DIR]    (default: build)
 #   env: MODES="ceiling arena_pool" ROUNDS=5 DURATION=5 WARMUP=1 CONCURRENCY=16
 #        CONNECTIONS=2 ITEMS=200 THREADS=(one per connection, at most the CPUs; both tools)
-#        JSON=FILE (per-run figures)
+#        JSON=FILE (per-run figures) SUMMARY=FILE (the summary as JSON: bench/matrix.sh)
 #
 # Per run: req/s; the client's CPU per response (h2load: its whole process over
 # warm-up + window; reco_load: its own process over the measured window, from its
 # JSON); the server's CPU per RPC (from /proc/PID/stat over the whole run, divided by
 # req/s x (warm-up + window) for both tools). The summary gives, per mode, the median
-# [min-max] of the per-round ratios; the goal (issue 12) is reco_load >= 0.9x h2load's
-# req/s on the ceiling and on arena_pool.
+# [min-max] of the per-round ratios; the goals: reco_load >= 0.9x h2load's req/s on the
+# ceiling and on arena_pool (issue 12), its client CPU per response <= 1.3x h2load's
+# (issue 25). With the ceiling among MODES, each other mode's share of the ceiling's
+# req/s, per tool.
 #
 # reco_load sends one request (--variants 1), the one h2load sends: with its default 4
 # variants the server builds from 4x the catalogue items, which is another workload.
@@ -98,5 +100,6 @@ for round in $(seq "$rounds"); do
     tail -n2 "$work/runs.jsonl" | /usr/bin/python3 scripts/compare_h2load_runs.py round
   done
 done
-/usr/bin/python3 scripts/compare_h2load_summary.py "$work/runs.jsonl" "$seconds" "$warmup"
+/usr/bin/python3 scripts/compare_h2load_summary.py "$work/runs.jsonl" "$seconds" "$warmup" \
+  ${SUMMARY:+--json "$SUMMARY"}
 [ -z "${JSON:-}" ] || cp "$work/runs.jsonl" "$JSON"
