@@ -39,7 +39,6 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
-#include "absl/synchronization/mutex.h"
 #include "cli/flag_parse.h"
 #include "cli/mutex_checks.h"
 #include "client/call_flags.h"
@@ -283,10 +282,6 @@ int Merge(const std::vector<std::string>& files, const std::string& command_line
 }  // namespace
 
 int main(int argc, char** argv) {
-  // Debian's abseil is built without NDEBUG, so every absl::Mutex that gRPC locks also
-  // feeds absl's deadlock detector (GraphCycles): ~2% of this client's CPU against the
-  // ceiling server, for a check that guards gRPC's code, not ours.
-  absl::SetMutexDeadlockDetectionMode(absl::OnDeadlockCycle::kIgnore);
   // glibc moves its mmap and trim thresholds up as a process frees large blocks, so
   // the client's cost per ~100 KB reply depended on what it had done before the load:
   // building Recommend's expected replies raised them, a --call run did not and paid
