@@ -585,8 +585,8 @@ def h2load_section(run):
     CPU per response, so a reader sees how much of a share is our client's own cost."""
     if not run.h2load:
         return ["## Share of the ceiling by h2load", "",
-                "Not measured in this run: h2load (nghttp2-client) is not installed, or the binaries carry a "
-                "sanitizer.", ""]
+                "Not measured in this run: h2load (nghttp2-client) was not installed, the binaries carried a "
+                "sanitizer, or the run is older than this section.", ""]
     modes = run.h2load["modes"]
     rounds = max((m["rounds"] for m in modes), default=0)
     lines = ["## Share of the ceiling by h2load (`scripts/compare_h2load.sh`)", ""]
@@ -691,7 +691,8 @@ def main():
     svg_dir = os.path.join(page_dir, "results")
     os.makedirs(svg_dir, exist_ok=True)
     lines = (page_head(run) + setup_table(run) + service_section(run, svg_dir) + bench_section(run, svg_dir)
-             + swap_section(run) + h2load_section(run) + summary_section(run) + raw_note(args.results, args.archive, page_dir))
+             + swap_section(run) + h2load_section(run) + summary_section(run)
+             + raw_note(args.results, args.archive, page_dir))
     with open(args.page, "w") as f:
         f.write("\n".join(lines) + "\n")
     print(f"matrix_page: wrote {args.page} and {len(os.listdir(svg_dir))} SVG file(s) in {svg_dir}")
