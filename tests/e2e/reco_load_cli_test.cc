@@ -129,6 +129,7 @@ TEST(ClientCli, GoodRunExitsZeroAndWritesEveryReport) {
     text << f.rdbuf();
     EXPECT_GT(text.str().size(), 100u) << path;
   }
+  for (const std::string& path : {json, csv, html}) std::remove(path.c_str());
 }
 
 }  // namespace
