@@ -6,7 +6,7 @@
 
 ABSL_FLAG(bool, mutex_deadlock_detection, false,
           "Run abseil's Mutex deadlock detector on every lock, gRPC's included (Debian's abseil turns it on "
-          "by default; it costs CPU on every call). Off: as a release build of abseil.");
+          "by default; every lock then also updates its lock graph). Off: as a release build of abseil.");
 
 namespace reco {
 

@@ -4,8 +4,8 @@
 // Why: Debian's libabsl is built without NDEBUG, so its absl::Mutex keeps the
 // detector on by default -- every Lock() looks the mutex up in a global graph and
 // every destroyed mutex is removed from it. gRPC 1.51's own locks are absl::Mutex, so
-// each call pays for it several times over (docs/FINDINGS.md has the measured cost; a
-// release build of abseil leaves the detector off). A service of yours on Debian's
+// every call takes those detours (docs/FINDINGS.md has what a paired run of the
+// service saw; a release build of abseil leaves the detector off). A service of yours on Debian's
 // packages can make the same call in its main:
 //   absl::SetMutexDeadlockDetectionMode(absl::OnDeadlockCycle::kIgnore);
 //
