@@ -41,6 +41,7 @@
 #include "absl/strings/str_join.h"
 #include "cli/flag_parse.h"
 #include "cli/mutex_checks.h"
+#include "cli/poll_strategy.h"
 #include "client/call_flags.h"
 #include "client/load_options.h"
 #include "client/load_run.h"
@@ -70,6 +71,10 @@ ABSL_FLAG(int32_t, lookahead_bytes, 0,
           "gRPC's per-stream read-ahead window (GRPC_ARG_HTTP2_STREAM_LOOKAHEAD_BYTES); 0: gRPC's default.");
 ABSL_FLAG(int32_t, threads, 0,
           "Client threads, each driving its own completion queue; 0: one per connection, at most the CPUs.");
+ABSL_FLAG(std::string, grpc_poll_strategy, "poll",
+          "gRPC's poller (GRPC_POLL_STRATEGY, set before gRPC starts): poll (each thread polls its own "
+          "connections; cheaper per reply here), epoll1 (gRPC's Linux default), or default (leave the "
+          "environment alone).");
 ABSL_FLAG(std::string, rate, "", "Requests per second: an open loop at a constant rate. Absent: a closed loop.");
 ABSL_FLAG(int64_t, items, 200, "Items per response, 0 to 10000 (0: the service default, 200).");
 ABSL_FLAG(std::string, profile, "realistic", "Text profile: 'realistic' or 'compact' (every string <= 15 bytes).");
@@ -313,6 +318,9 @@ int main(int argc, char** argv) {
   const std::string command_line = absl::StrJoin(argv, argv + argc, " ");
   std::vector<char*> rest = reco::ParseFlagsOrExit2(argc, argv, "reco_load", usage);
   reco::ApplyMutexDeadlockDetectionFlag();  // before gRPC starts a thread
+  if (absl::Status poller = reco::UseGrpcPollStrategy(absl::GetFlag(FLAGS_grpc_poll_strategy)); !poller.ok()) {
+    return Fail(2, absl::StrCat(poller.message(), " (see --help)"));
+  }
   if (rest.size() > 1 && std::string(rest[1]) == "merge") {
     return Merge(std::vector<std::string>(rest.begin() + 2, rest.end()), command_line, require_values);
   }

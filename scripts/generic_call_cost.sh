@@ -40,4 +40,4 @@ for round in $(seq 1 "$rounds"); do
   else run generic "$round"; run recommend "$round"; fi
   echo "round $round/$rounds done" >&2
 done
-/usr/bin/python3 scripts/generic_call_cost_summary.py "$work/runs.txt"
+/usr/bin/python3 scripts/lib/variant_ratios.py "$work/runs.txt" generic recommend

@@ -22,9 +22,10 @@ struct Outcome {
   std::string output;  // stdout and stderr
 };
 
-Outcome RunReco(const std::string& args) {
+// `prefix`: put before the command (e.g. "env NAME=VALUE ").
+Outcome RunReco(const std::string& args, const std::string& prefix = "") {
   // `timeout` bounds a run that would hang; reco_load's own runs here last seconds.
-  std::string command = absl::StrCat("timeout 60 ", RECO_LOAD_BINARY, " ", args, " 2>&1");
+  std::string command = absl::StrCat(prefix, "timeout 60 ", RECO_LOAD_BINARY, " ", args, " 2>&1");
   Outcome o;
   FILE* pipe = popen(command.c_str(), "r");
   if (!pipe) return o;
@@ -73,6 +74,7 @@ TEST(ClientCli, BadFlagsAreNamedAndSendNoLoad) {
       {"--profile", target + " --profile fancy"},
       {"--items", target + " --items 10001"},
       {"--max_error_rate", target + " --max_error_rate 1.5"},
+      {"--grpc_poll_strategy", target + " --grpc_poll_strategy epollex"},
       {"Unknown command line flag 'nope'", target + " --nope"},
       {"Illegal value 'abc' specified for flag 'rounds'", target + " --rounds=abc"},
       {"Illegal value 'many' specified for flag 'rounds'", target + " --rounds many"},
@@ -94,6 +96,32 @@ TEST(ClientCli, BadFlagsAreNamedAndSendNoLoad) {
   v1::StatsSnapshot stats = server->Stats(false);
   EXPECT_EQ(stats.rpcs(), 0u);
   EXPECT_EQ(stats.rpc_errors(), 0u);
+}
+
+// The poller gRPC says it uses (its debug log names it once, at start): poll unless
+// asked otherwise; `default` leaves GRPC_POLL_STRATEGY to the environment.
+TEST(ClientCli, PollsWithTheChosenPoller) {
+  std::unique_ptr<RecoServer> server = StartServer();
+  ASSERT_TRUE(server);
+  const std::string run = absl::StrCat(" --target heap=127.0.0.1:", server->port(),
+                                       " --total 4 --rounds 1 --warmup 0 --concurrency 2 --items 5");
+  struct Case {
+    std::string env, flag, engine;
+  };
+  const Case cases[] = {
+      {"", "", "poll"},
+      {"GRPC_POLL_STRATEGY=epoll1", "", "poll"},  // the flag's default wins over the environment
+      {"", "--grpc_poll_strategy epoll1", "epoll1"},
+      {"GRPC_POLL_STRATEGY=epoll1", "--grpc_poll_strategy default", "epoll1"},
+      {"GRPC_POLL_STRATEGY=poll", "--grpc_poll_strategy default", "poll"},
+  };
+  for (const Case& c : cases) {
+    const std::string env = absl::StrCat("env GRPC_VERBOSITY=debug ", c.env, " ");
+    Outcome o = RunReco(absl::StrCat(c.flag, run), env);
+    EXPECT_EQ(o.exit_code, 0) << c.env << " " << c.flag << ": " << o.output;
+    EXPECT_NE(o.output.find("Using polling engine: " + c.engine + "\n"), std::string::npos)
+        << c.env << " " << c.flag << " said: " << o.output.substr(0, 2000);
+  }
 }
 
 TEST(ClientCli, UnreachableTargetFailsFastWithItsName) {
