@@ -11,6 +11,8 @@
 #   env: MODES="ceiling arena_pool" ROUNDS=5 DURATION=5 WARMUP=1 CONCURRENCY=16
 #        CONNECTIONS=2 ITEMS=200 THREADS=(one per connection, at most the CPUs; both tools)
 #        JSON=FILE (per-run figures) SUMMARY=FILE (the summary as JSON: bench/matrix.sh)
+#        BUSY_LOOPS=N  N shell busy loops run alongside for the whole run: "other load
+#                      present" (issue 25: reco_load >= 0.9x h2load's req/s even then)
 #
 # Per run: req/s; the client's CPU per response (h2load: its whole process over
 # warm-up + window; reco_load: its own process over the measured window, from its
@@ -32,7 +34,9 @@ cd "$(dirname "$0")/.."
 build=${1:-build}
 modes=${MODES:-ceiling arena_pool} rounds=${ROUNDS:-5} seconds=${DURATION:-5} warmup=${WARMUP:-1}
 concurrency=${CONCURRENCY:-16} connections=${CONNECTIONS:-2} items=${ITEMS:-200}
+busy_loops=${BUSY_LOOPS:-0}
 require_positive_integers rounds seconds warmup concurrency connections items
+[[ $busy_loops =~ ^[0-9]+$ ]] || { echo "BUSY_LOOPS must be a whole number, not '$busy_loops'" >&2; exit 2; }
 [ $((concurrency % connections)) -eq 0 ] || { echo "CONCURRENCY must be a multiple of CONNECTIONS" >&2; exit 2; }
 command -v h2load >/dev/null || { echo "h2load is not installed (package nghttp2-client; scripts/setup.sh)" >&2; exit 1; }
 require_reco_binaries "$build"
@@ -90,6 +94,14 @@ run_reco_load() {  # MODE ROUND
 
 echo "machine: $(machine_cpus);" \
      "load before: $(cut -d' ' -f1-3 /proc/loadavg)"
+# Each busy loop ends by itself once the run would have ended (a killed script leaves
+# none behind for long), and is stopped when the run ends.
+busy_pids=()
+for _ in $(seq "$busy_loops"); do
+  timeout $((rounds * $(wc -w <<<"$modes") * 2 * (seconds + warmup + 2) + 60)) sh -c 'while :; do :; done' &
+  busy_pids+=($!)
+done
+[ "$busy_loops" -eq 0 ] || echo "other load: $busy_loops busy loop(s) for the whole run"
 echo "both tools: $threads thread(s), $connections connections x $per_conn streams, ${warmup} s warm-up + ${seconds} s, $items items;" \
      "modes: $modes; $rounds rounds"
 : >"$work/runs.jsonl"
@@ -100,6 +112,7 @@ for round in $(seq "$rounds"); do
     tail -n2 "$work/runs.jsonl" | /usr/bin/python3 scripts/compare_h2load_runs.py round
   done
 done
+[ "$busy_loops" -eq 0 ] || kill "${busy_pids[@]}" 2>/dev/null || true
 /usr/bin/python3 scripts/compare_h2load_summary.py "$work/runs.jsonl" "$seconds" "$warmup" \
   ${SUMMARY:+--json "$SUMMARY"}
 [ -z "${JSON:-}" ] || cp "$work/runs.jsonl" "$JSON"

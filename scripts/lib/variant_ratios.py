@@ -3,12 +3,13 @@
     variant_ratios.py RUNS.txt VARIANT BASELINE
 
 RUNS.txt holds one line per reco_load run: ROUND LABEL REPORT.json (one target per
-report). Each round ran VARIANT and BASELINE back to back against the same server, so
+report; a kept report may be gzipped, REPORT.json.gz). Each round ran VARIANT and BASELINE back to back against the same server, so
 each round gives one ratio VARIANT / BASELINE per figure; the summary is their median
 [min-max]. A spread that crosses 1.0 is "no measurable difference". Used by
 scripts/generic_call_cost.sh (generic / recommend) and scripts/client_poller_cost.sh
 (poll / epoll1).
 """
+import gzip
 import json
 import statistics
 import sys
@@ -16,14 +17,18 @@ import sys
 FIGURES = [("client_cpu_us_per_response", "client CPU/response"), ("qps", "QPS")]
 
 
+def load(path):
+    return json.load(gzip.open(path, "rt") if path.endswith(".gz") else open(path))
+
+
 def main():
     runs, variant, baseline = sys.argv[1:4]
     rounds = {}
     for line in open(runs):
         rnd, label, report = line.split()
-        figures = json.load(open(report))["targets"][0]["figures"]
+        figures = load(report)["targets"][0]["figures"]
         rounds.setdefault(int(rnd), {})[label] = figures
-    cpu = json.load(open(report))["environment"]["cpu_model"]
+    cpu = load(report)["environment"]["cpu_model"]
     print(f"{variant} / {baseline}, {len(rounds)} paired round(s), {cpu}:")
     for key, label in FIGURES:
         ratios = [r[variant][key] / r[baseline][key] for r in rounds.values()
