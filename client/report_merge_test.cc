@@ -115,6 +115,8 @@ TEST(ReportReader, ReadsBackTheClientSideExactly) {
   EXPECT_EQ(back.options.rounds, kRounds);
   EXPECT_DOUBLE_EQ(back.options.rate, 1000);
   EXPECT_EQ(back.environment.started_utc, "2026-12-01T10:00:00Z");
+  EXPECT_EQ(back.environment.client_poller, r.environment.client_poller);
+  EXPECT_FALSE(back.environment.client_poller.empty());
   EXPECT_EQ(back.warnings, r.warnings);
   for (int t = 0; t < kTargets; ++t) {
     ExpectSameClient(back.targets[t].client, r.targets[t].client, "total");

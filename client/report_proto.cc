@@ -428,6 +428,7 @@ void EnvironmentToProto(const RunEnvironment& e, v1::ReportEnvironment* out) {
   out->set_cpu_model(e.cpu_model);
   out->set_cpus(e.cpus);
   out->set_client_malloc(e.client_malloc);
+  out->set_client_poller(e.client_poller);
   out->set_started_utc(e.started_utc);
   out->set_command_line(e.command_line);
   out->set_tool_version(e.tool_version);
@@ -441,6 +442,7 @@ RunEnvironment EnvironmentFromProto(const v1::ReportEnvironment& in) {
   e.cpu_model = in.cpu_model();
   e.cpus = in.cpus();
   e.client_malloc = in.client_malloc();
+  e.client_poller = in.client_poller();
   e.started_utc = in.started_utc();
   e.command_line = in.command_line();
   e.tool_version = in.tool_version();

@@ -122,6 +122,9 @@ std::string Legend(const RunReport& report, bool any_skipped) {
   }
   absl::StrAppend(&out, "malloc: client ", report.environment.client_malloc, "; servers: ", absl::StrJoin(mallocs, ", "),
                   "\n");
+  if (!report.environment.client_poller.empty()) {
+    absl::StrAppend(&out, "client's gRPC poller: ", report.environment.client_poller, "\n");
+  }
   for (const std::string& w : report.warnings) absl::StrAppend(&out, "warning: ", w, "\n");
   return out;
 }

@@ -4,6 +4,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cstdlib>
 #include <fstream>
 
 #include "absl/strings/str_cat.h"
@@ -42,6 +43,8 @@ RunEnvironment RunEnvironment::Current(const std::string& command_line) {
   }
   e.cpus = static_cast<int>(sysconf(_SC_NPROCESSORS_ONLN));
   e.client_malloc = AllocationCounter::MallocName();
+  const char* poller = std::getenv("GRPC_POLL_STRATEGY");
+  e.client_poller = poller != nullptr && *poller != '\0' ? poller : "gRPC's default";
   e.started_utc = absl::FormatTime("%Y-%m-%dT%H:%M:%SZ", absl::Now(), absl::UTCTimeZone());
   e.command_line = command_line;
   e.tool_version = VersionLine("reco_load");

@@ -65,6 +65,10 @@ struct RunEnvironment {
   std::string cpu_model;   // /proc/cpuinfo "model name"
   int cpus = 0;
   std::string client_malloc;
+  // GRPC_POLL_STRATEGY when the run started (reco_load sets it from
+  // --grpc_poll_strategy before gRPC starts), else "gRPC's default"; empty when an
+  // older report did not record it.
+  std::string client_poller;
   std::string started_utc;  // ISO 8601
   std::string command_line;
   std::string tool_version;  // reco_load's --version line (cli/build_info.h)

@@ -99,7 +99,8 @@ TEST(ClientCli, BadFlagsAreNamedAndSendNoLoad) {
 }
 
 // The poller gRPC says it uses (its debug log names it once, at start): poll unless
-// asked otherwise; `default` leaves GRPC_POLL_STRATEGY to the environment.
+// asked otherwise; `default` leaves GRPC_POLL_STRATEGY to the environment. The
+// report names the same poller.
 TEST(ClientCli, PollsWithTheChosenPoller) {
   std::unique_ptr<RecoServer> server = StartServer();
   ASSERT_TRUE(server);
@@ -121,6 +122,9 @@ TEST(ClientCli, PollsWithTheChosenPoller) {
     EXPECT_EQ(o.exit_code, 0) << c.env << " " << c.flag << ": " << o.output;
     EXPECT_NE(o.output.find("Using polling engine: " + c.engine + "\n"), std::string::npos)
         << c.env << " " << c.flag << " said: " << o.output.substr(0, 2000);
+    // and the report says which (its table; the JSON and HTML carry the same field)
+    EXPECT_NE(o.output.find("client's gRPC poller: " + c.engine + "\n"), std::string::npos)
+        << c.env << " " << c.flag << " said: " << o.output.substr(o.output.size() > 2000 ? o.output.size() - 2000 : 0);
   }
 }
 
