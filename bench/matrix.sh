@@ -29,7 +29,7 @@
 #
 # Full mode (default): reco_bench 3 repetitions x 0.2 s; reco_load 3 rounds x (1 s
 # warm-up + 4 s) per target, realistic and compact text; the malloc swap 5 rounds:
-# 18 min 46 s on the 2-core VM of docs/RESULTS.md. --short: 0.01 s per benchmark,
+# about 20 min on a 2-core VM (docs/RESULTS.md gives its run's time). --short: 0.01 s per benchmark,
 # 1 repetition; 1 round x (0.3 s + 1 s), realistic text only: about 60 s there (the
 # CI test bench_matrix_short). Short figures are indicative only; the page says which mode
 # made it. Binaries built with a sanitizer run under glibc only (the others SKIPPED:

@@ -94,13 +94,17 @@ run_reco_load() {  # MODE ROUND
 
 echo "machine: $(machine_cpus);" \
      "load before: $(cut -d' ' -f1-3 /proc/loadavg)"
-# Each busy loop ends by itself once the run would have ended (a killed script leaves
-# none behind for long), and is stopped when the run ends.
+# The busy loops are stopped when the script exits, however it ends (added to the
+# EXIT trap of measurement_work_dir), and each ends by itself once the run would have.
 busy_pids=()
 for _ in $(seq "$busy_loops"); do
   timeout $((rounds * $(wc -w <<<"$modes") * 2 * (seconds + warmup + 2) + 60)) sh -c 'while :; do :; done' &
   busy_pids+=($!)
 done
+if [ "$busy_loops" -gt 0 ]; then
+  exit_trap=$(trap -p EXIT | sed "s/^trap -- '\(.*\)' EXIT$/\1/")
+  trap "kill ${busy_pids[*]} 2>/dev/null || true; $exit_trap" EXIT
+fi
 [ "$busy_loops" -eq 0 ] || echo "other load: $busy_loops busy loop(s) for the whole run"
 echo "both tools: $threads thread(s), $connections connections x $per_conn streams, ${warmup} s warm-up + ${seconds} s, $items items;" \
      "modes: $modes; $rounds rounds"
@@ -112,7 +116,7 @@ for round in $(seq "$rounds"); do
     tail -n2 "$work/runs.jsonl" | /usr/bin/python3 scripts/compare_h2load_runs.py round
   done
 done
-[ "$busy_loops" -eq 0 ] || kill "${busy_pids[@]}" 2>/dev/null || true
+[ "$busy_loops" -eq 0 ] || kill "${busy_pids[@]}" 2>/dev/null || true   # before the summary's own work
 /usr/bin/python3 scripts/compare_h2load_summary.py "$work/runs.jsonl" "$seconds" "$warmup" \
   ${SUMMARY:+--json "$SUMMARY"}
 [ -z "${JSON:-}" ] || cp "$work/runs.jsonl" "$JSON"
