@@ -33,9 +33,5 @@ run() {  # POLLER ROUND
   echo "$2 $1 $out" >>"$json_dir/runs.txt"
 }
 
-for round in $(seq 1 "$rounds"); do
-  if [ $((round % 2)) -eq 1 ]; then run poll "$round"; run epoll1 "$round"
-  else run epoll1 "$round"; run poll "$round"; fi
-  echo "round $round/$rounds done" >&2
-done
+paired_rounds "$rounds" run poll epoll1
 /usr/bin/python3 scripts/lib/variant_ratios.py "$json_dir/runs.txt" poll epoll1

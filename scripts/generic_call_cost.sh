@@ -35,9 +35,5 @@ run() {  # PATH ROUND
   echo "$round $path $out" >>"$work/runs.txt"
 }
 
-for round in $(seq 1 "$rounds"); do
-  if [ $((round % 2)) -eq 1 ]; then run recommend "$round"; run generic "$round"
-  else run generic "$round"; run recommend "$round"; fi
-  echo "round $round/$rounds done" >&2
-done
+paired_rounds "$rounds" run recommend generic
 /usr/bin/python3 scripts/lib/variant_ratios.py "$work/runs.txt" generic recommend

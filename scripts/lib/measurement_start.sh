@@ -17,6 +17,10 @@
 #       directory. With JSON_VAR, also sets JSON_VAR to where the script keeps its
 #       reco_load reports: $JSON_DIR (created) when the user gives one to keep them,
 #       else the temporary directory. Call it directly, not in $(...).
+#   paired_rounds ROUNDS FUNCTION A B
+#       runs `FUNCTION A R` and `FUNCTION B R` back to back for R = 1..ROUNDS, B first
+#       in even rounds (the order alternates, so a drift of the machine hits both
+#       alike), and says "round R/ROUNDS done" on stderr after each.
 _measurement_lib=$(dirname "${BASH_SOURCE[0]}")
 . "$_measurement_lib/reco_servers.sh"
 . "$_measurement_lib/machine_load.sh"
@@ -44,4 +48,13 @@ measurement_work_dir() {
     printf -v "$2" %s "${JSON_DIR:-$dir}"
     mkdir -p "${!2}"
   fi
+}
+
+paired_rounds() {
+  local rounds=$1 fn=$2 a=$3 b=$4 round
+  for round in $(seq 1 "$rounds"); do
+    if [ $((round % 2)) -eq 1 ]; then "$fn" "$a" "$round"; "$fn" "$b" "$round"
+    else "$fn" "$b" "$round"; "$fn" "$a" "$round"; fi
+    echo "round $round/$rounds done" >&2
+  done
 }
