@@ -1,5 +1,5 @@
-// gRPC's poller, chosen before gRPC starts: reco_load calls
-// UseGrpcPollStrategy(--grpc_poll_strategy) right after parsing its flags.
+// gRPC's poller, chosen before gRPC starts: reco_load calls UseGrpcPollStrategy with
+// what client/poller_choice.h picks from --grpc_poll_strategy and its targets.
 //
 // Why: on Linux gRPC 1.51 polls with "epoll1" unless told otherwise: every socket of
 // the process sits in one epoll set, watched by one thread at a time, which then hands

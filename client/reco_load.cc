@@ -46,6 +46,7 @@
 #include "client/load_options.h"
 #include "client/load_run.h"
 #include "client/noise_guard.h"
+#include "client/poller_choice.h"
 #include "client/report_merge.h"
 #include "client/report_reader.h"
 #include "client/report_renderers.h"
@@ -71,10 +72,10 @@ ABSL_FLAG(int32_t, lookahead_bytes, 0,
           "gRPC's per-stream read-ahead window (GRPC_ARG_HTTP2_STREAM_LOOKAHEAD_BYTES); 0: gRPC's default.");
 ABSL_FLAG(int32_t, threads, 0,
           "Client threads, each driving its own completion queue; 0: one per connection, at most the CPUs.");
-ABSL_FLAG(std::string, grpc_poll_strategy, "poll",
+ABSL_FLAG(std::string, grpc_poll_strategy, "auto",
           "gRPC's poller (GRPC_POLL_STRATEGY, set before gRPC starts): poll (each thread polls its own "
-          "connections; cheaper per reply here), epoll1 (gRPC's Linux default), or default (leave the "
-          "environment alone).");
+          "connections; cheaper per reply), epoll1 (gRPC's Linux default), default (leave the environment "
+          "alone), or auto: poll, unless a target spreads its calls over backends with round_robin (epoll1).");
 ABSL_FLAG(std::string, rate, "", "Requests per second: an open loop at a constant rate. Absent: a closed loop.");
 ABSL_FLAG(int64_t, items, 200, "Items per response, 0 to 10000 (0: the service default, 200).");
 ABSL_FLAG(std::string, profile, "realistic", "Text profile: 'realistic' or 'compact' (every string <= 15 bytes).");
@@ -318,15 +319,19 @@ int main(int argc, char** argv) {
   const std::string command_line = absl::StrJoin(argv, argv + argc, " ");
   std::vector<char*> rest = reco::ParseFlagsOrExit2(argc, argv, "reco_load", usage);
   reco::ApplyMutexDeadlockDetectionFlag();  // before gRPC starts a thread
-  if (absl::Status poller = reco::UseGrpcPollStrategy(absl::GetFlag(FLAGS_grpc_poll_strategy)); !poller.ok()) {
-    return Fail(2, absl::StrCat(poller.message(), " (see --help)"));
-  }
   if (rest.size() > 1 && std::string(rest[1]) == "merge") {
     return Merge(std::vector<std::string>(rest.begin() + 2, rest.end()), command_line, require_values);
   }
   if (rest.size() > 1) return Fail(2, absl::StrCat("unexpected argument '", rest[1], "' (see --help)"));
   absl::StatusOr<reco::LoadOptions> options = OptionsFromFlags(target_values, metadata_values);
   if (!options.ok()) return Fail(2, absl::StrCat(options.status().message(), " (see --help)"));
+  // The poller is chosen before anything starts gRPC (--call may ask the server's
+  // reflection below).
+  absl::StatusOr<std::string> poller = reco::ChoosePoller(absl::GetFlag(FLAGS_grpc_poll_strategy), *options);
+  if (!poller.ok()) return Fail(2, absl::StrCat(poller.status().message(), " (see --help)"));
+  if (absl::Status used = reco::UseGrpcPollStrategy(*poller); !used.ok()) {
+    return Fail(2, absl::StrCat(used.message(), " (see --help)"));
+  }
   if (absl::Status paths = CheckReportPaths(); !paths.ok()) {
     return Fail(2, absl::StrCat(paths.message(), " (see --help)"));
   }

@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
 # What gRPC's poller costs reco_load (cli/poll_strategy.h): reco_load drives the same
 # reco_server (ceiling mode by default: the client is the limit there) twice per round,
-# with --grpc_poll_strategy poll (its default) and epoll1 (gRPC's Linux default), the
-# order alternating by round, so machine noise hits both alike; each round gives one
-# paired ratio poll / epoll1 of reco_load's client CPU per response and of its QPS.
+# with --grpc_poll_strategy poll (what its default, auto, picks for one server) and
+# epoll1 (gRPC's Linux default), the order alternating by round, so machine noise hits
+# both alike; each round gives one paired ratio poll / epoll1 of reco_load's client
+# CPU per response and of its QPS.
 #
 #   scripts/client_poller_cost.sh [BUILD_DIR]    (default: build)
 #   env: MODE=ceiling ROUNDS=7 DURATION=4 WARMUP=1 ITEMS=200 CONNECTIONS=2 THREADS=0 (0: reco_load's

@@ -75,6 +75,7 @@ TEST(ClientCli, BadFlagsAreNamedAndSendNoLoad) {
       {"--items", target + " --items 10001"},
       {"--max_error_rate", target + " --max_error_rate 1.5"},
       {"--grpc_poll_strategy", target + " --grpc_poll_strategy epollex"},
+      {"--grpc_poll_strategy poll: target heap", target + " --target heap=127.0.0.1:1 --grpc_poll_strategy poll"},
       {"Unknown command line flag 'nope'", target + " --nope"},
       {"Illegal value 'abc' specified for flag 'rounds'", target + " --rounds=abc"},
       {"Illegal value 'many' specified for flag 'rounds'", target + " --rounds many"},
@@ -99,13 +100,17 @@ TEST(ClientCli, BadFlagsAreNamedAndSendNoLoad) {
 }
 
 // The poller gRPC says it uses (its debug log names it once, at start): poll unless
-// asked otherwise; `default` leaves GRPC_POLL_STRATEGY to the environment. The
-// report names the same poller.
+// asked otherwise or a target spreads its calls over replicas with round_robin
+// (then epoll1: poll would leave the replicas still connecting unpolled);
+// `default` leaves GRPC_POLL_STRATEGY to the environment. The report names the same
+// poller.
 TEST(ClientCli, PollsWithTheChosenPoller) {
   std::unique_ptr<RecoServer> server = StartServer();
-  ASSERT_TRUE(server);
+  std::unique_ptr<RecoServer> replica = StartServer();
+  ASSERT_TRUE(server && replica);
   const std::string run = absl::StrCat(" --target heap=127.0.0.1:", server->port(),
                                        " --total 4 --rounds 1 --warmup 0 --concurrency 2 --items 5");
+  const std::string replicas = absl::StrCat(" --target heap=127.0.0.1:", replica->port());
   struct Case {
     std::string env, flag, engine;
   };
@@ -115,6 +120,8 @@ TEST(ClientCli, PollsWithTheChosenPoller) {
       {"", "--grpc_poll_strategy epoll1", "epoll1"},
       {"GRPC_POLL_STRATEGY=epoll1", "--grpc_poll_strategy default", "epoll1"},
       {"GRPC_POLL_STRATEGY=poll", "--grpc_poll_strategy default", "poll"},
+      {"", replicas, "epoll1"},                             // auto, round_robin over two replicas
+      {"", replicas + " --lb_policy pick_first", "poll"},  // each channel keeps to one
   };
   for (const Case& c : cases) {
     const std::string env = absl::StrCat("env GRPC_VERBOSITY=debug ", c.env, " ");
