@@ -3,6 +3,7 @@
 
 #include <malloc.h>
 
+#include <algorithm>
 #include <chrono>
 
 #include "core/allocation_counter.h"
@@ -42,6 +43,17 @@ bool MemoryTrimmer::TrimIfWorthIt() {
   const uint64_t rss_before = ReadProcessMetrics().rss_bytes;
   const bool rss_grew = rss_before > rss_at_last_trim_ + options_.threshold_bytes;
   if (!churned && !freed_more && !rss_grew) return false;
+  if (++due_since_last_trim_ == 1) {
+    // The first due look since the last trim: did the process take its memory back?
+    const bool reused = returned_at_last_trim_ > options_.threshold_bytes &&
+                        rss_before >= rss_at_last_trim_ + returned_at_last_trim_ / 2;
+    wait_intervals_ = reused ? std::min(wait_intervals_ * 2, std::max<uint32_t>(options_.max_wait_intervals, 1)) : 1;
+  }
+  if (due_since_last_trim_ < wait_intervals_) {
+    std::lock_guard<std::mutex> lock(mu_);
+    ++stats_.waited;
+    return false;
+  }
   const auto start = std::chrono::steady_clock::now();
   malloc_trim(0);
   const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
@@ -57,6 +69,8 @@ bool MemoryTrimmer::TrimIfWorthIt() {
   allocated_at_last_trim_ = AllocationCounter::Process().bytes;
   free_at_last_trim_ = ReadGlibcHeap("glibc").free_bytes;
   rss_at_last_trim_ = rss_after;
+  returned_at_last_trim_ = rss_before > rss_after ? rss_before - rss_after : 0;
+  due_since_last_trim_ = 0;
   return true;
 }
 

@@ -9,9 +9,16 @@
 // the process allocated more than `threshold_bytes` (the free pages may have been
 // touched again), or glibc's free bytes grew by more than that (a burst was freed),
 // or RSS grew by more than that. Otherwise the free pages it holds are the ones the last trim already gave
-// back (madvise lowers RSS, not glibc's free count). Under steady load the churn test
-// passes every interval, so the cost is at most one trim per interval; the stats say
-// how many trims and how long they took (docs/reliability.md has the measured cost).
+// back (madvise lowers RSS, not glibc's free count).
+//
+// Under steady load of large replies the churn test passes every interval, and what a
+// trim gives back the next replies take again (page faults: with 10,000-item replies,
+// hundreds per call). So when RSS has grown back by half of what the last trim
+// returned, the process is reusing that memory: the trimmer waits twice as many
+// intervals before the next trim, up to `max_wait_intervals`, and back to one as
+// soon as a trim's memory stays returned. After a burst, RSS is back within
+// max_wait_intervals x interval (plus a trim). The stats say how many trims, how long
+// they took and how many due trims waited (docs/reliability.md has the measured cost).
 //
 // Only under glibc: with tcmalloc, jemalloc or mimalloc preloaded, mallinfo2 does not
 // describe the allocator in use and the trimmer stays off (those return memory by
@@ -39,6 +46,9 @@ namespace reco {
 struct TrimOptions {
   absl::Duration interval = absl::Seconds(1);  // zero: no trimming
   uint64_t threshold_bytes = 16 << 20;
+  // The most intervals between two trims while the process keeps taking back what
+  // each trim gave (at least 1: then every interval, as before).
+  uint32_t max_wait_intervals = 4;
 };
 
 class MemoryTrimmer {
@@ -53,6 +63,7 @@ class MemoryTrimmer {
     uint64_t trims = 0;
     double trim_seconds = 0;
     uint64_t rss_bytes_returned = 0;  // resident bytes before minus after each trim, summed
+    uint64_t waited = 0;  // looks that found a trim due but waited: the last one's memory was taken back
   };
   Stats stats() const;
 
@@ -75,6 +86,9 @@ class MemoryTrimmer {
   uint64_t allocated_at_last_trim_ = 0;  // the process's allocated bytes then
   uint64_t free_at_last_trim_ = 0;       // glibc's free bytes right after it
   uint64_t rss_at_last_trim_ = 0;        // VmRSS right after it
+  uint64_t returned_at_last_trim_ = 0;   // VmRSS it gave back
+  uint32_t due_since_last_trim_ = 0;     // looks since then that found a trim due
+  uint32_t wait_intervals_ = 1;          // due looks to pass before the next trim
   std::thread thread_;  // last: started once the rest is initialized
 };
 

@@ -1,5 +1,6 @@
 // MemoryTrimmer: trims when glibc holds freed memory the process churned through, gives
-// it back (RSS falls), and leaves alone what it already gave back. Under glibc only: a
+// it back (RSS falls), leaves alone what it already gave back, and trims less often
+// while the process keeps taking back what it gave. Under glibc only: a
 // sanitizer's allocator or a preloaded malloc keeps its own books (the test skips).
 #include "server/memory_trimmer.h"
 
@@ -59,6 +60,27 @@ TEST_F(MemoryTrimmerTest, GivesChurnedMemoryBackOnce) {
   EXPECT_FALSE(trimmer.TrimIfWorthIt());
   EXPECT_EQ(trimmer.stats().trims, 1u);
   std::free(pin);
+}
+
+// The same memory churned again after each trim, as steady large replies do: RSS grows
+// back by what the trim returned, so the next trim waits twice as many looks each
+// time, up to max_wait_intervals; the waits are counted.
+TEST_F(MemoryTrimmerTest, WaitsLongerWhileItsMemoryIsTakenBack) {
+  TrimOptions options = Manual();
+  options.max_wait_intervals = 4;
+  MemoryTrimmer trimmer(options, AllocationCounter::MallocName());
+  std::vector<void*> pins{ChurnAndPinTop()};
+  ASSERT_TRUE(trimmer.TrimIfWorthIt());
+  // Each later trim waits for 2, then 4 (the cap), then 4 due looks.
+  for (int wait : {2, 4, 4}) {
+    pins.push_back(ChurnAndPinTop());  // takes the returned pages back
+    for (int look = 1; look < wait; ++look) EXPECT_FALSE(trimmer.TrimIfWorthIt()) << "wait " << wait << " look " << look;
+    EXPECT_TRUE(trimmer.TrimIfWorthIt()) << "wait " << wait;
+  }
+  MemoryTrimmer::Stats s = trimmer.stats();
+  EXPECT_EQ(s.trims, 4u);
+  EXPECT_EQ(s.waited, 1u + 3u + 3u);
+  for (void* p : pins) std::free(p);
 }
 
 TEST_F(MemoryTrimmerTest, LeavesASmallHeapAlone) {

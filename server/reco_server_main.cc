@@ -101,6 +101,9 @@ ABSL_FLAG(absl::Duration, trim_interval, absl::Seconds(1),
 ABSL_FLAG(int64_t, trim_threshold_bytes, int64_t{16} << 20,
           "trim when glibc holds more free bytes than this and the process allocated more than this since the "
           "last trim");
+ABSL_FLAG(int64_t, trim_max_wait_intervals, 4,
+          "while the process keeps taking back what each trim returned (steady large replies), trim at most "
+          "every this many intervals, waiting twice as long each time; 1: every interval");
 ABSL_FLAG(bool, allow_stats_reset, false,
           "let GetStats(reset=true) over RPC restart the stats window (off: refused PERMISSION_DENIED; anyone who "
           "reaches the port could otherwise reset it; readers can take differences of snapshots)");
@@ -197,6 +200,8 @@ reco::TrimOptions TrimFromFlags() {
   }
   trim.threshold_bytes =
       static_cast<uint64_t>(Bounded(FLAGS_trim_threshold_bytes, "trim_threshold_bytes", 1, int64_t{1} << 40));
+  trim.max_wait_intervals =
+      static_cast<uint32_t>(Bounded(FLAGS_trim_max_wait_intervals, "trim_max_wait_intervals", 1, 1024));
   return trim;
 }
 

@@ -22,6 +22,7 @@ expect_bad_flag 2 "--mode=bogus is not one of heap, reuse, arena, arena_pool" --
 expect_bad_flag 2 "--api=grpc is not one of callback, async" --api=grpc --listen=127.0.0.1:0
 expect_bad_flag 2 "--async_threads=0 is out of range \\[1, 1024\\]" --api=async --async_threads=0 --listen=127.0.0.1:0
 expect_bad_flag 2 "--max_idle=-1 is out of range" --max_idle=-1 --listen=127.0.0.1:0
+expect_bad_flag 2 "--trim_max_wait_intervals=0 is out of range \\[1, 1024\\]" --trim_max_wait_intervals=0 --listen=127.0.0.1:0
 expect_bad_flag 2 "--max_concurrent_streams=0 is out of range" --max_concurrent_streams=0 --listen=127.0.0.1:0
 expect_bad_flag 2 "--listen=nonsense is not HOST:PORT" --listen=nonsense
 expect_bad_flag 2 "--metrics_listen=9464 is not HOST:PORT" --metrics_listen=9464 --listen=127.0.0.1:0

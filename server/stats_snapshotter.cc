@@ -36,6 +36,7 @@ void ToProto(const MemoryTrimmer::Stats& cur, const MemoryTrimmer::Stats& base, 
   out->set_trims(cur.trims - base.trims);
   out->set_trim_seconds(cur.trim_seconds - base.trim_seconds);
   out->set_rss_bytes_returned(cur.rss_bytes_returned - base.rss_bytes_returned);
+  out->set_waited(cur.waited - base.waited);
 }
 
 void ToProto(const Catalogue& c, v1::CatalogueStats* out) {
