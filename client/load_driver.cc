@@ -90,7 +90,9 @@ class SlotLoop {
     call->reader = link_->stub(slot).PrepareUnaryCall(&call->context, requests_->method(),
                                                       requests_->request(call->variant), &cq_);
     call->sent_ns = MonotonicNanos();
-    if (InWindow(call->sent_ns)) ++stats_->sent;
+    // A counted window's calls are the counted ones: a warm-up call whose send
+    // straddles the window's start is not one of them.
+    if (options_.counted() ? counted : InWindow(call->sent_ns)) ++stats_->sent;
     if (options_.open_loop() && InWindow(scheduled_ns)) {
       stats_->schedule_lag.Record(static_cast<uint64_t>(std::max<int64_t>(0, call->sent_ns - scheduled_ns)));
     }
