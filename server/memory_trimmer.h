@@ -12,11 +12,10 @@
 // back (madvise lowers RSS, not glibc's free count).
 //
 // Under steady load of large replies the churn test passes every interval, and what a
-// trim gives back the next replies take again (page faults: with 10,000-item replies,
-// hundreds per call). So when RSS has grown back by half of what the last trim
-// returned, the process is reusing that memory: the trimmer waits twice as many
-// intervals before the next trim, up to `max_wait_intervals`, and back to one as
-// soon as a trim's memory stays returned. After a burst, RSS is back within
+// trim gives back the next replies take again, a page fault per page. So when RSS
+// has grown back by half of what the last trim returned, the process is reusing that
+// memory: the trimmer waits twice as many due looks before the next trim, up to
+// `max_wait_intervals`, and back to one as soon as a trim's memory stays returned. After a burst, RSS is back within
 // max_wait_intervals x interval (plus a trim). The stats say how many trims, how long
 // they took and how many due trims waited (docs/reliability.md has the measured cost).
 //
