@@ -64,7 +64,12 @@ RUNS = {
     "metrics-cost": ("amd-epyc-2026-12-02/metrics-cost.json.gz", "scripts/metrics_cost.sh"),
     "mutex-detection": ("amd-epyc-2026-12-02/mutex-detection.json.gz", "scripts/mutex_detection_cost.sh"),
     "arena-alias": ("amd-epyc-2026-12-02/arena-alias.json.gz", "scripts/arena_alias_cost.sh"),
-    "scaling": ("amd-epyc-2026-12-02/scaling/scaling.json.gz", "scripts/scaling.sh"),
+    "scaling-v4": ("amd-epyc-2026-12-03/scaling-v4/scaling.json.gz",
+                   'MODES="ceiling heap arena_pool fragments" scripts/scaling.sh'),
+    "scaling-v64": ("amd-epyc-2026-12-03/scaling-v64/scaling.json.gz",
+                    'VARIANTS=64 MODES="ceiling heap arena_pool fragments" scripts/scaling.sh'),
+    "scaling-v64-compact": ("amd-epyc-2026-12-03/scaling-v64-compact/scaling.json.gz",
+                            'PROFILE=compact VARIANTS=64 MODES="ceiling heap arena_pool fragments" scripts/scaling.sh'),
     "arena-growth": ("amd-epyc-2026-12-02/arena-growth.json.gz", "scripts/arena_growth.sh"),
 }
 for _malloc in ("glibc", "tcmalloc", "jemalloc", "mimalloc"):

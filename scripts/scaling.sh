@@ -7,8 +7,18 @@
 #
 #   scripts/scaling.sh [BUILD_DIR]       (default: build)
 #   env: ROUNDS=5 DURATION=4 WARMUP=1 MODES="heap arena_pool fragments" ITEMS="200 1000 10000"
+#        VARIANTS=4    reco_load's --variants: distinct requests cycled through
+#        PROFILE=realistic  reco_load's --profile (compact: every string in the reply
+#                      fits libstdc++'s small-string buffer, so an arena holds it all)
 #        JSON_DIR=DIR  keep the reports there (items-N-round-R.json) and scaling.json,
 #                      the per-item ratios that docs/results/ keeps
+# MODES may include ceiling: a server per size, each serving that size's one reply,
+# the transport's own cost per item with no build at all.
+# VARIANTS decides how much of the catalogue the replies read. Each variant picks its
+# own items, so 4 variants of 200 items read 800 catalogue items, which stay in the
+# CPU's caches, while one 10,000-item reply reads the whole catalogue from memory:
+# the ratio then also measures the catalogue falling out of cache. VARIANTS=64 reads
+# most of the catalogue at every size, and leaves the reply's own size.
 # 1 connection x 4 calls in flight, and servers whose one connection may use the whole
 # reply budget (--max_connection_budget_share 1; by default a connection gets half, and
 # a closed loop's next call can arrive before the last one's reservation is returned):
@@ -17,20 +27,32 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 . scripts/lib/measurement_start.sh
-case ${1:-} in -h|--help) sed -n '2,15p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;; esac
+case ${1:-} in -h|--help) sed -n '2,26p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;; esac
 build=${1:-build}
 rounds=${ROUNDS:-5} seconds=${DURATION:-4} warmup=${WARMUP:-1}
-modes=${MODES:-heap arena_pool fragments} items=${ITEMS:-200 1000 10000}
-require_positive_integers rounds seconds warmup
+modes=${MODES:-heap arena_pool fragments} items=${ITEMS:-200 1000 10000} variants=${VARIANTS:-4} profile=${PROFILE:-realistic}
+require_positive_integers rounds seconds warmup variants
 for n in $items; do
   case $n in ''|*[!0-9]*) echo "scaling: ITEMS: '$n' is not a whole number" >&2; exit 2 ;; esac
   [ "$n" -ge 1 ] && [ "$n" -le 10000 ] || { echo "scaling: ITEMS: $n is not in 1-10000" >&2; exit 2; }
 done
+case $profile in realistic|compact) ;; *) echo "scaling: PROFILE: '$profile' is not realistic or compact" >&2; exit 2 ;; esac
 require_reco_binaries "$build"
 measurement_work_dir work json_dir
 echo "machine before run: $(machine_load_line)"
+# The ceiling serves one fixed reply, so it has a server per size (ceiling_ports[N]);
+# the other modes one server for all sizes.
 targets=()
+declare -A ceiling_ports=()
 for mode in $modes; do
+  if [ "$mode" = ceiling ]; then
+    for n in $items; do
+      start_reco_server "$work/ceiling-$n.log" "$build/server/reco_server" --mode ceiling \
+        --ceiling_items "$n" --ceiling_profile "$profile" --max_connection_budget_share 1 || exit 1
+      ceiling_ports[$n]=$SERVER_PORT
+    done
+    continue
+  fi
   start_reco_server "$work/$mode.log" "$build/server/reco_server" --mode "$mode" \
     --max_connection_budget_share 1 || exit 1
   targets+=(--target "$mode=127.0.0.1:$SERVER_PORT")
@@ -38,7 +60,10 @@ done
 for round in $(seq "$rounds"); do
   for n in $items; do
     echo "round $round/$rounds: $n items"
-    "$build/client/reco_load" "${targets[@]}" --items "$n" --connections 1 --concurrency 4 --threads 1 \
+    ceiling=()
+    [ -z "${ceiling_ports[$n]:-}" ] || ceiling=(--target "ceiling=127.0.0.1:${ceiling_ports[$n]}")
+    "$build/client/reco_load" "${ceiling[@]}" "${targets[@]}" --items "$n" --variants "$variants" \
+      --profile "$profile" --connections 1 --concurrency 4 --threads 1 \
       --rounds 1 --duration "$seconds" --warmup "$warmup" --quiet --json "$json_dir/items-$n-round-$round.json" \
       >"$work/load.txt" 2>&1 || { cat "$work/load.txt" >&2; exit 1; }
   done

@@ -40,8 +40,10 @@ def summarize(directory, items):
     rounds = sorted({r for (_, r) in reports})
     base = items[0]
     first = reports[(base, rounds[0])]
-    result = {"environment": first["environment"], "parameters": {"rounds": len(rounds), "items": items,
-                                                                   "figure": FIGURE, "base_items": base},
+    result = {"environment": first["environment"],
+              "parameters": {"rounds": len(rounds), "items": items, "figure": FIGURE, "base_items": base,
+                             "variants": first["parameters"]["variants"],
+                             "profile": first["parameters"]["profile"]},
               "per_item_ratios": {}, "per_item_us": {}, "disturbed_reports": 0}
     for report in reports.values():
         result["disturbed_reports"] += sum(1 for t in report["targets"] if t.get("disturbed_rounds"))
@@ -61,11 +63,17 @@ def summarize(directory, items):
     return result
 
 
+def variants_line(parameters):
+    # Summaries written before the knob existed ran reco_load's default.
+    return f"{parameters.get('variants', 4)} request variants, {parameters.get('profile', 'realistic')} text"
+
+
 def table(summary):
     items = summary["parameters"]["items"]
     base = summary["parameters"]["base_items"]
     print(f"server CPU per item, against its cost at {base} items (median [min-max] of "
-          f"{summary['parameters']['rounds']} paired rounds; {summary['environment']['cpu_model']}):")
+          f"{summary['parameters']['rounds']} paired rounds; {variants_line(summary['parameters'])}; "
+          f"{summary['environment']['cpu_model']}):")
     print("mode".ljust(12) + "".join(f"{n:>26}" for n in items))
     for mode, by_items in summary["per_item_ratios"].items():
         cells = [f"{summary['per_item_us'][mode][str(base)]:.2f} us/item"]
