@@ -42,7 +42,7 @@ RunEnvironment RunEnvironment::Current(const std::string& command_line) {
     }
   }
   e.cpus = static_cast<int>(sysconf(_SC_NPROCESSORS_ONLN));
-  e.client_malloc = AllocationCounter::MallocName();
+  e.client_malloc = AllocationCounter::MallocLabel();
   const char* poller = std::getenv("GRPC_POLL_STRATEGY");
   e.client_poller = poller != nullptr && *poller != '\0' ? poller : "gRPC's default";
   e.started_utc = absl::FormatTime("%Y-%m-%dT%H:%M:%SZ", absl::Now(), absl::UTCTimeZone());

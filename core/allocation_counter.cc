@@ -14,6 +14,7 @@
 #include <cstddef>
 #include <cstdlib>
 #include <cstring>
+#include <fstream>
 #include <new>
 
 namespace reco {
@@ -205,6 +206,17 @@ std::string AllocationCounter::MallocName() {
   if (lib.find("libtsan") != std::string::npos) return "tsan";
   if (lib.find("libc.so") != std::string::npos) return "glibc";
   return lib.empty() ? "unknown" : lib;
+}
+
+std::string AllocationCounter::MallocLabel() {
+  const std::string name = MallocName();
+  if (name != "glibc") return name;
+  std::ifstream environ_file("/proc/self/environ", std::ios::binary);
+  const std::string key = "GLIBC_TUNABLES=";
+  for (std::string var; std::getline(environ_file, var, '\0');) {
+    if (var.rfind(key, 0) == 0 && var.size() > key.size()) return name + "(" + var.substr(key.size(), 200) + ")";
+  }
+  return name;
 }
 
 bool AllocationCounter::Interposing() {

@@ -64,6 +64,10 @@ class AllocationCounter {
   // "mimalloc", "valgrind", "asan"/"tsan" in sanitizer builds, or the library's file
   // name), found from where malloc resolved.
   static std::string MallocName();
+  // MallocName(), and for glibc the tunables the process started with (GLIBC_TUNABLES
+  // in its initial environment, which glibc read at start), e.g.
+  // "glibc(glibc.malloc.mxfast=0)": what reports name, so a tuned glibc is told apart.
+  static std::string MallocLabel();
   // True when the process's malloc (the definition every library's call resolves
   // to) is this counter's. False when another definition comes first in symbol
   // lookup order -- e.g. the counter lives in a shared library and an allocator was

@@ -3,32 +3,14 @@
 
 #include <unistd.h>
 
-#include <fstream>
-
 #include <grpcpp/grpcpp.h>
 
 #include "google/protobuf/stubs/common.h"
 
 namespace reco {
-namespace {
-
-// The malloc as snapshots name it: glibc with the tunables the process started with
-// (GLIBC_TUNABLES in its initial environment, which glibc read at start), e.g.
-// "glibc(glibc.malloc.mxfast=0)", so a report tells a tuned glibc from the default.
-std::string MallocLabel(const std::string& name) {
-  if (name != "glibc") return name;
-  std::ifstream environ_file("/proc/self/environ", std::ios::binary);
-  const std::string key = "GLIBC_TUNABLES=";
-  for (std::string var; std::getline(environ_file, var, '\0');) {
-    if (var.rfind(key, 0) == 0 && var.size() > key.size()) return name + "(" + var.substr(key.size(), 200) + ")";
-  }
-  return name;
-}
-
-}  // namespace
 
 ProcessWindow::ProcessWindow()
-    : malloc_name_(AllocationCounter::MallocName()), malloc_label_(MallocLabel(malloc_name_)) {
+    : malloc_name_(AllocationCounter::MallocName()), malloc_label_(AllocationCounter::MallocLabel()) {
   Restart();
 }
 

@@ -104,6 +104,21 @@ TEST(ClientCli, BadFlagsAreNamedAndSendNoLoad) {
 // (then epoll1: poll would leave the replicas still connecting unpolled);
 // `default` leaves GRPC_POLL_STRATEGY to the environment. The report names the same
 // poller.
+// A client started with glibc's tunables says so, as a server does: its report names
+// "glibc(TUNABLES)", not plain glibc.
+TEST(ClientCli, NamesGlibcTunablesItRunsUnder) {
+  std::unique_ptr<RecoServer> server = StartServer();
+  ASSERT_TRUE(server);
+  const std::string run = absl::StrCat(" --target heap=127.0.0.1:", server->port(),
+                                       " --total 2 --rounds 1 --warmup 0 --concurrency 1 --items 5");
+  Outcome plain = RunReco(run);
+  EXPECT_EQ(plain.exit_code, 0) << plain.output;
+  EXPECT_NE(plain.output.find("malloc: client glibc;"), std::string::npos) << plain.output;
+  Outcome tuned = RunReco(run, "env GLIBC_TUNABLES=glibc.malloc.mxfast=0 ");
+  EXPECT_EQ(tuned.exit_code, 0) << tuned.output;
+  EXPECT_NE(tuned.output.find("malloc: client glibc(glibc.malloc.mxfast=0);"), std::string::npos) << tuned.output;
+}
+
 TEST(ClientCli, PollsWithTheChosenPoller) {
   std::unique_ptr<RecoServer> server = StartServer();
   std::unique_ptr<RecoServer> replica = StartServer();
