@@ -68,6 +68,11 @@ RUNS = {
                    'MODES="ceiling heap arena_pool fragments" scripts/scaling.sh'),
     "scaling-v64": ("amd-epyc-2026-12-03/scaling-v64/scaling.json.gz",
                     'VARIANTS=64 MODES="ceiling heap arena_pool fragments" scripts/scaling.sh'),
+    "scaling-v64-mxfast0": ("amd-epyc-2026-12-03/scaling-v64-mxfast0/scaling.json.gz",
+                            'GLIBC_TUNABLES=glibc.malloc.mxfast=0 VARIANTS=64 MODES="heap arena_pool" '
+                            'scripts/scaling.sh'),
+    "swap-10k": ("amd-epyc-2026-12-03/swap-10k/swap-realistic.json.gz",
+                 "scripts/malloc_swap.sh --items 10000 --profiles realistic"),
     "scaling-v64-compact": ("amd-epyc-2026-12-03/scaling-v64-compact/scaling.json.gz",
                             'PROFILE=compact VARIANTS=64 MODES="ceiling heap arena_pool fragments" scripts/scaling.sh'),
     "arena-growth": ("amd-epyc-2026-12-02/arena-growth.json.gz", "scripts/arena_growth.sh"),
