@@ -37,13 +37,14 @@ if [ "$kind" = asan ]; then
   # given with LD_PRELOAD would come before the ASan runtime (which must be first).
   # flood_short, guard_cost_short, fragments_slices_short and compare_h2load_short check
   # figures of the real binary (peak RSS, cost ratios); ASan's quarantine and shadow
-  # memory are not those figures. malloc_swap_short preloads other mallocs.
+  # memory are not those figures. malloc_swap_short and malloc_swap_large_replies
+  # preload other mallocs.
   # patterns_standalone and inbox_standalone build a folder as a project of its own,
   # without these flags. k8s_manifests_test checks YAML; the one server it runs only
   # answers a metrics GET, which server_metrics_test runs under ASan with hostile clients.
   # h2_edge_test holds the backend's RSS to a bound (as flood_short) behind an edge that
   # is not ours; the same attacks straight at the server, h2_attacks_test, run here.
-  exclude='^alloc_ledger_(valgrind|mallocs)$|^(flood|guard_cost|fragments_slices|compare_h2load|malloc_swap)_short$|^flood_short_async$|^(patterns|inbox)_standalone$|^k8s_manifests_test$|^h2_edge_test$'
+  exclude='^alloc_ledger_(valgrind|mallocs)$|^(flood|guard_cost|fragments_slices|compare_h2load|malloc_swap)_short$|^malloc_swap_large_replies$|^flood_short_async$|^(patterns|inbox)_standalone$|^k8s_manifests_test$|^h2_edge_test$'
   cmake --build "$build" -j"$(nproc)"
   ctest --test-dir "$build" --output-on-failure --timeout 900 -E "$exclude" "$@"
 else
