@@ -58,11 +58,6 @@ FeedResponse Expected(const FeedRequest& request) {
 
 MallocCounts Since(const MallocCounts& before) { return MallocCounter::ThisThread() - before; }
 
-grpc::ByteBuffer BufferOf(const std::string& bytes) {
-  grpc::Slice slice(bytes);
-  return grpc::ByteBuffer(&slice, 1);
-}
-
 // --- Without a server ------------------------------------------------------------------
 
 TEST(SerializeToOneSliceTest, OneSliceOfTheMessagesBytesForTwoMallocs) {

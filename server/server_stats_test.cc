@@ -59,9 +59,9 @@ ServerCosts MeasureSteadyState(ServingMode serving, const v1::RecommendRequest& 
   // call's messages when it arms the call, before the call arrives, and its build
   // phase counts that taking: a call armed while the warm-up had every pooled arena in
   // use made a new one (a holder and its block), and if the window served that call
-  // its build showed the new arena's allocations (arena_pool: 3 in a window of 20,
-  // 3 runs in 30 with a busy loop beside). Calls served one at a time re-arm from an
-  // idle pool, and go to the queues the window's calls will go to.
+  // its build showed the new arena's allocations (seen with a busy loop beside).
+  // Calls served one at a time re-arm from an idle pool, and go to the queues the
+  // window's calls will go to.
   for (int i = 0; i < kSequentialWarmup; ++i) EXPECT_TRUE(CallRaw(channel.get(), request).status.ok());
   // Every warm-up release recorded, not only every lease back: the holder records its
   // release phase just after the store counts the lease returned, and a sample landing
