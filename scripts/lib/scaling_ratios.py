@@ -53,13 +53,16 @@ def summarize(directory, items):
         result["per_item_us"][mode] = {}
         for n in items:
             costs = [per_item_costs(reports[(n, r)], n).get(mode) for r in rounds]
-            result["per_item_us"][mode][str(n)] = statistics.median(c for c in costs if c)
+            served = [c for c in costs if c]
+            result["per_item_us"][mode][str(n)] = statistics.median(served) if served else None
             if n == base:
                 continue
             bases = [per_item_costs(reports[(base, r)], base).get(mode) for r in rounds]
             ratios = [c / b for c, b in zip(costs, bases) if c and b]
-            result["per_item_ratios"][mode][str(n)] = {"median": statistics.median(ratios), "min": min(ratios),
-                                                       "max": max(ratios), "rounds": len(ratios)}
+            # No round where the mode served calls at both sizes: no ratio, said so.
+            result["per_item_ratios"][mode][str(n)] = (
+                {"median": statistics.median(ratios), "min": min(ratios), "max": max(ratios), "rounds": len(ratios)}
+                if ratios else {"rounds": 0})
     return result
 
 
@@ -76,10 +79,11 @@ def table(summary):
           f"{summary['environment']['cpu_model']}):")
     print("mode".ljust(12) + "".join(f"{n:>26}" for n in items))
     for mode, by_items in summary["per_item_ratios"].items():
-        cells = [f"{summary['per_item_us'][mode][str(base)]:.2f} us/item"]
+        base_us = summary["per_item_us"][mode][str(base)]
+        cells = [f"{base_us:.2f} us/item" if base_us else "no calls served"]
         for n in items[1:]:
             r = by_items[str(n)]
-            cells.append(f"x{r['median']:.2f} [{r['min']:.2f}-{r['max']:.2f}]")
+            cells.append(f"x{r['median']:.2f} [{r['min']:.2f}-{r['max']:.2f}]" if r["rounds"] else "n/a")
         print(mode.ljust(12) + "".join(f"{c:>26}" for c in cells))
     if summary["disturbed_reports"]:
         print(f"note: {summary['disturbed_reports']} target-rounds were marked disturbed by other processes")
