@@ -182,6 +182,8 @@ def render_scaling(fig, run, mode, items):
         r = fig.run(run)["per_item_ratios"][mode][items]
     except KeyError:
         raise TemplateError(f"run '{run}' has no per-item ratio for '{mode}' at {items} items")
+    if not r["rounds"]:
+        raise TemplateError(f"run '{run}': '{mode}' served no calls at {items} items in any round")
     return spread(r["median"], r["min"], r["max"])
 
 
