@@ -99,11 +99,6 @@ TEST(ClientCli, BadFlagsAreNamedAndSendNoLoad) {
   EXPECT_EQ(stats.rpc_errors(), 0u);
 }
 
-// The poller gRPC says it uses (its debug log names it once, at start): poll unless
-// asked otherwise or a target spreads its calls over replicas with round_robin
-// (then epoll1: poll would leave the replicas still connecting unpolled);
-// `default` leaves GRPC_POLL_STRATEGY to the environment. The report names the same
-// poller.
 // A client started with glibc's tunables says so, as a server does: its report names
 // "glibc(TUNABLES)", not plain glibc.
 TEST(ClientCli, NamesGlibcTunablesItRunsUnder) {
@@ -124,6 +119,11 @@ TEST(ClientCli, NamesGlibcTunablesItRunsUnder) {
   EXPECT_NE(tuned.output.find("malloc: client glibc(glibc.malloc.mxfast=0);"), std::string::npos) << tuned.output;
 }
 
+// The poller gRPC says it uses (its debug log names it once, at start): poll unless
+// asked otherwise or a target spreads its calls over replicas with round_robin
+// (then epoll1: poll would leave the replicas still connecting unpolled);
+// `default` leaves GRPC_POLL_STRATEGY to the environment. The report names the same
+// poller.
 TEST(ClientCli, PollsWithTheChosenPoller) {
   std::unique_ptr<RecoServer> server = StartServer();
   std::unique_ptr<RecoServer> replica = StartServer();
