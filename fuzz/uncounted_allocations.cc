@@ -10,6 +10,7 @@ namespace reco {
 AllocationCounts AllocationCounter::ThisThread() { return {}; }
 AllocationCounts AllocationCounter::Process() { return {}; }
 std::string AllocationCounter::MallocName() { return "uncounted"; }
+std::string AllocationCounter::MallocLabel() { return "uncounted"; }
 // Not the process's malloc: the server then reports its counts as unavailable.
 bool AllocationCounter::Interposing() { return false; }
 
