@@ -13,6 +13,11 @@
 #        JSON=FILE (per-run figures) SUMMARY=FILE (the summary as JSON: bench/matrix.sh)
 #        BUSY_LOOPS=N  N shell busy loops run alongside for the whole run: "other load
 #                      present" (issue 25: reco_load >= 0.9x h2load's req/s even then)
+#        SYSCALLS=1    also count each tool's socket writes (perf stat on the kernel's
+#                      syscall tracepoints; needs perf, package linux-perf, and root or
+#                      perf_event_paranoid <= -1): how many requests each tool sends per
+#                      write. h2load writes the requests its event loop has ready in one
+#                      writev; a gRPC client writes each call on its own.
 #
 # Per run: req/s; the client's CPU per response (h2load: its whole process over
 # warm-up + window; reco_load: its own process over the measured window, from its
@@ -34,9 +39,16 @@ cd "$(dirname "$0")/.."
 build=${1:-build}
 modes=${MODES:-ceiling arena_pool} rounds=${ROUNDS:-5} seconds=${DURATION:-5} warmup=${WARMUP:-1}
 concurrency=${CONCURRENCY:-16} connections=${CONNECTIONS:-2} items=${ITEMS:-200}
-busy_loops=${BUSY_LOOPS:-0}
+busy_loops=${BUSY_LOOPS:-0} syscalls=${SYSCALLS:-0}
 require_positive_integers rounds seconds warmup concurrency connections items
 [[ $busy_loops =~ ^[0-9]+$ ]] || { echo "BUSY_LOOPS must be a whole number, not '$busy_loops'" >&2; exit 2; }
+[[ $syscalls =~ ^[01]$ ]] || { echo "SYSCALLS must be 0 or 1, not '$syscalls'" >&2; exit 2; }
+# Every call a tool can write a socket with: h2load uses writev, gRPC sendmsg.
+write_events=syscalls:sys_enter_sendmsg,syscalls:sys_enter_writev,syscalls:sys_enter_sendto,syscalls:sys_enter_sendmmsg
+if [ "$syscalls" = 1 ] && ! perf stat -x, -o /dev/null -e "$write_events" true 2>/dev/null; then
+  echo "SYSCALLS=1 needs perf with the syscall tracepoints (apt install linux-perf; as root," \
+       "or with kernel.perf_event_paranoid <= -1)" >&2; exit 1
+fi
 [ $((concurrency % connections)) -eq 0 ] || { echo "CONCURRENCY must be a multiple of CONNECTIONS" >&2; exit 2; }
 command -v h2load >/dev/null || { echo "h2load is not installed (package nghttp2-client; scripts/setup.sh)" >&2; exit 1; }
 require_reco_binaries "$build"
@@ -59,11 +71,20 @@ ticks=$(getconf CLK_TCK)
 cpu_seconds_of() { awk -v t="$ticks" '{print ($14 + $15) / t}' "/proc/$1/stat"; }
 TIMEFORMAT='%U %S %R'   # bash's `time`: the child's CPU seconds and wall time
 
+# Runs a tool; with SYSCALLS=1 under perf stat, counting its socket writes (all its
+# threads) into $work/writes.csv, which socket_writes reads back ("null" without).
+counted() {
+  if [ "$syscalls" = 1 ]; then perf stat -x, -o "$work/writes.csv" -e "$write_events" -- "$@"; else "$@"; fi
+}
+socket_writes() {
+  if [ "$syscalls" = 1 ]; then /usr/bin/python3 scripts/compare_h2load_runs.py writes "$work/writes.csv"; else echo null; fi
+}
+
 # Each run appends one JSON line to $work/runs.jsonl.
 run_h2load() {  # MODE ROUND
-  local mode=$1 round=$2 out rate done_n data s0 s1
+  local mode=$1 round=$2 out rate done_n data s0 s1 writes
   s0=$(cpu_seconds_of "${pid[$mode]}")
-  { time h2load -D "$seconds" --warm-up-time "$warmup" -t "$threads" -c "$connections" -m "$per_conn" -d "$work/req.bin" \
+  { time counted h2load -D "$seconds" --warm-up-time "$warmup" -t "$threads" -c "$connections" -m "$per_conn" -d "$work/req.bin" \
       -H 'content-type: application/grpc' -H 'te: trailers' \
       "http://127.0.0.1:${port[$mode]}/reco.v1.Recommender/Recommend" >"$work/h2.out" 2>&1; } 2>"$work/h2.time"
   s1=$(cpu_seconds_of "${pid[$mode]}")
@@ -75,21 +96,23 @@ run_h2load() {  # MODE ROUND
     echo "h2load against $mode failed or received too little per request:" >&2; echo "$out" >&2; exit 1
   fi
   read -r user sys wall <"$work/h2.time"
+  writes=$(socket_writes)
   echo "{\"tool\": \"h2load\", \"mode\": \"$mode\", \"round\": $round, \"rps\": $rate," \
        "\"client_cpu_seconds\": $(awk -v u="$user" -v s="$sys" 'BEGIN{print u + s}'), \"client_cpu_requests\": null," \
        "\"wall_seconds\": $wall, \"server_cpu_seconds\": $(awk -v a="$s0" -v b="$s1" 'BEGIN{print b - a}')," \
-       "\"data_bytes_per_request\": $((data / done_n))}" >>"$work/runs.jsonl"
+       "\"data_bytes_per_request\": $((data / done_n)), \"client_socket_writes\": $writes}" >>"$work/runs.jsonl"
 }
 
 run_reco_load() {  # MODE ROUND
-  local mode=$1 round=$2 s0 s1
+  local mode=$1 round=$2 s0 s1 writes
   s0=$(cpu_seconds_of "${pid[$mode]}")
-  "$build/client/reco_load" --target "$mode=127.0.0.1:${port[$mode]}" --duration "$seconds" --warmup "$warmup" \
+  counted "$build/client/reco_load" --target "$mode=127.0.0.1:${port[$mode]}" --duration "$seconds" --warmup "$warmup" \
     --rounds 1 --concurrency "$concurrency" --connections "$connections" --items "$items" --variants 1 \
     --threads "$threads" --quiet --json "$work/rl.json" >/dev/null
   s1=$(cpu_seconds_of "${pid[$mode]}")
+  writes=$(socket_writes)
   /usr/bin/python3 scripts/compare_h2load_runs.py reco_load "$work/rl.json" "$mode" "$round" "$s0" "$s1" \
-    >>"$work/runs.jsonl"
+    "$writes" >>"$work/runs.jsonl"
 }
 
 echo "machine: $(machine_cpus);" \

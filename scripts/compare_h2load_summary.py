@@ -7,7 +7,9 @@ seconds). Each round ran both tools back to back on the same server, so each rou
 gives one ratio; the summary is their median [min-max] over the rounds. A spread that
 crosses 1.0 is "no measurable difference". When the ceiling is among the modes, each
 other mode's share of the ceiling's req/s is given per tool, round by round (the
-ceiling of the same round and tool). --json writes the summary for bench/matrix_page.py.
+ceiling of the same round and tool). When the runs counted their socket writes
+(SYSCALLS=1), the requests each tool sent per write. --json writes the summary for
+bench/matrix_page.py.
 """
 import json
 import statistics
@@ -28,6 +30,17 @@ def per_request(run, seconds, warmup):
         client_share = run["client_cpu_seconds"] / run["wall_seconds"]
     server = run["server_cpu_seconds"] / (run["rps"] * (seconds + warmup))
     return client * 1e6, server * 1e6, client_share
+
+
+def requests_per_write(run, seconds, warmup):
+    """Requests sent per socket write over the tool's whole run (warm-up included, as the
+    writes were counted), or None when the run did not count its writes."""
+    writes = run.get("client_socket_writes")
+    return run["rps"] * (seconds + warmup) / writes if writes else None
+
+
+def value_spread(values):
+    return f"{statistics.median(values):.2f} [{min(values):.2f}-{max(values):.2f}]"
 
 
 def spread(values):
@@ -67,6 +80,9 @@ def summarize(runs, seconds, warmup):
             "client_cpu_ratio": [r[0] / h[0] for h, r in zip(figures["h2load"], figures["reco_load"])],
             "server_cpu_ratio": [r[1] / h[1] for h, r in zip(figures["h2load"], figures["reco_load"])],
         }
+        batching = {tool: [requests_per_write(p[tool], seconds, warmup) for p in rounds] for tool in TOOLS}
+        if rounds and all(v is not None for tool in TOOLS for v in batching[tool]):
+            entry["requests_per_socket_write"] = batching
         if ceiling and mode != "ceiling":
             entry["share_of_ceiling"] = {
                 tool: [p[tool]["rps"] / ceiling[n][tool]["rps"] for n, p in pairs.items() if n in ceiling]
@@ -91,6 +107,10 @@ def print_summary(summary):
             shares = s["share_of_ceiling"]
             print(f"  share of the ceiling's req/s (same tool, same round): "
                   f"h2load {percent_spread(shares['h2load'])}, reco_load {percent_spread(shares['reco_load'])}")
+        if "requests_per_socket_write" in s:
+            batching = s["requests_per_socket_write"]
+            print(f"  requests per socket write: h2load {value_spread(batching['h2load'])}, "
+                  f"reco_load {value_spread(batching['reco_load'])}")
         rps, client = s["rps_ratio"], s["client_cpu_ratio"]
         print(f"  reco_load / h2load req/s:        {spread(rps)}")
         print(f"  reco_load / h2load client CPU/response: {spread(client)}")
