@@ -26,6 +26,11 @@ A template is Markdown with placeholders, {{KIND ARG...}}:
                                   TARGET over another target of the run, round by round
     {{scaling RUN MODE ITEMS}}    per-item server CPU at ITEMS against the base item count
                                   (a scaling.json of scripts/scaling.sh)
+    {{scalingus RUN MODE WHAT ITEMS}}  the same run's us per item at ITEMS, median of the
+                                  rounds: WHAT cpu (server CPU) or a server phase's wall
+                                  time (build, serialize, release)
+    {{scalingpair RUN MODE BASELINE ITEMS}}  MODE's server CPU per RPC over BASELINE's at
+                                  ITEMS items, round by round, median [min-max]
     {{ledger PROFILE MODE PHASE}} mallocs per reply, exact (alloc_ledger, 200 items)
     {{machine RUN}} {{date RUN}} {{rounds RUN}}
     {{timing}}                    the README commands' fresh-clone times (scripts/fresh_clone_times.sh)
@@ -66,8 +71,9 @@ RUNS = {
     "arena-alias": ("amd-epyc-2026-12-02/arena-alias.json.gz", "scripts/arena_alias_cost.sh"),
     "scaling-v4": ("amd-epyc-2026-12-03/scaling-v4/scaling.json.gz",
                    'MODES="ceiling heap arena_pool fragments" scripts/scaling.sh'),
-    "scaling-v64": ("amd-epyc-2026-12-03/scaling-v64/scaling.json.gz",
-                    'VARIANTS=64 MODES="ceiling heap arena_pool fragments" scripts/scaling.sh'),
+    "scaling-v64": ("amd-epyc-2026-12-03/scaling-v64-12r/scaling.json.gz",
+                    'VARIANTS=64 ROUNDS=12 MODES="ceiling heap arena_pool arena_alias fragments" '
+                    'scripts/scaling.sh'),
     "scaling-v64-mxfast0": ("amd-epyc-2026-12-03/scaling-v64-mxfast0/scaling.json.gz",
                             'GLIBC_TUNABLES=glibc.malloc.mxfast=0 VARIANTS=64 MODES="heap arena_pool" '
                             'scripts/scaling.sh'),
@@ -187,6 +193,31 @@ def render_scaling(fig, run, mode, items):
     return spread(r["median"], r["min"], r["max"])
 
 
+def render_scaling_us(fig, run, mode, what, items):
+    """Server CPU (WHAT cpu) or a phase's wall time per item, scaling.sh's median over the rounds."""
+    summary = fig.run(run)
+    try:
+        value = (summary["per_item_us"][mode][items] if what == "cpu"
+                 else summary["phase_us_per_item"][mode][items][what])
+    except KeyError:
+        raise TemplateError(f"run '{run}' has no '{what}' us per item for '{mode}' at {items} items")
+    if value is None:
+        raise TemplateError(f"run '{run}': '{mode}' has no '{what}' figure at {items} items")
+    return f"{number(value)} us"
+
+
+def render_scaling_pair(fig, run, mode, baseline, items):
+    try:
+        by_round = fig.run(run)["cpu_us_per_rpc_by_round"]
+        pairs = zip(by_round[mode][items], by_round[baseline][items])
+    except KeyError:
+        raise TemplateError(f"run '{run}' has no rounds of '{mode}' and '{baseline}' at {items} items")
+    ratios = [a / b for a, b in pairs if a and b]
+    if not ratios:
+        raise TemplateError(f"run '{run}': no round where '{mode}' and '{baseline}' both served {items} items")
+    return spread(statistics.median(ratios), min(ratios), max(ratios))
+
+
 def render_value(fig, run, target, figure):
     value = fig.target(run, target)["figures"].get(figure)
     if value is None:
@@ -246,7 +277,9 @@ def render_timing(fig):
 RENDERERS = {"ratio": render_ratio, "value": render_value, "share": render_share,
              "freeshare": render_freeshare, "freeratio": render_freeratio,
              "ledger": render_ledger, "machine": render_machine, "date": render_date,
-             "rounds": render_rounds, "pairratio": render_pairratio, "scaling": render_scaling}
+             "rounds": render_rounds, "pairratio": render_pairratio, "scaling": render_scaling,
+             "scalingus": render_scaling_us,
+             "scalingpair": render_scaling_pair}
 
 
 def sources_table(fig):

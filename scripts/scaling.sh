@@ -11,7 +11,8 @@
 #        PROFILE=realistic  reco_load's --profile (compact: every string in the reply
 #                      fits libstdc++'s small-string buffer, so an arena holds it all)
 #        JSON_DIR=DIR  keep the reports there (items-N-round-R.json) and scaling.json,
-#                      the per-item ratios that docs/results/ keeps
+#                      the per-item ratios (and each server phase's wall time per item,
+#                      to show where a mode grows) that docs/results/ keeps
 # MODES may include ceiling: a server per size, each serving that size's one reply,
 # the transport's own cost per item with no build at all.
 # VARIANTS decides how much of the catalogue the replies read. Each variant picks its
@@ -27,7 +28,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 . scripts/lib/measurement_start.sh
-case ${1:-} in -h|--help) sed -n '2,26p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;; esac
+case ${1:-} in -h|--help) sed -n '2,27p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;; esac
 build=${1:-build}
 rounds=${ROUNDS:-5} seconds=${DURATION:-4} warmup=${WARMUP:-1}
 modes=${MODES:-heap arena_pool fragments} items=${ITEMS:-200 1000 10000} variants=${VARIANTS:-4} profile=${PROFILE:-realistic}

@@ -8,6 +8,10 @@ each N but the first (the base, e.g. 200), the per-round ratio is
 (server CPU per RPC at N / N) / (server CPU per RPC at base / base), round r against
 round r; the summary is the median and min-max of those ratios. A round with a target
 that served no calls, or that reco_load marked disturbed, is counted in the output.
+Where the growth is: per mode and N, the median over the rounds of each server phase's
+mean wall time per call (build, serialize, release) divided by N, in us per item. And
+each round's server CPU per RPC per mode and N (None where it served nothing), so that
+two modes can be paired round by round at one size (scripts/render_docs.py does).
 """
 import json
 import re
@@ -16,6 +20,7 @@ import sys
 from pathlib import Path
 
 FIGURE = "server_cpu_us_per_rpc"
+PHASES = ("build", "serialize", "release")
 
 
 def load_reports(directory):
@@ -35,6 +40,26 @@ def per_item_costs(report, items):
     return out
 
 
+def phase_us_per_item(report, items, mode):
+    """{phase: mean wall us per call / items} of MODE's server, None for a phase it did not time."""
+    target = next((t for t in report["targets"] if t["name"] == mode), None)
+    server = (target or {}).get("server") or {}
+    out = {}
+    for phase in PHASES:
+        latency = (server.get(phase) or {}).get("latency") or {}
+        out[phase] = latency["mean_ns"] / 1000 / items if latency.get("count") else None
+    return out
+
+
+def median_phases(reports, rounds, n, mode):
+    per_round = [phase_us_per_item(reports[(n, r)], n, mode) for r in rounds]
+    medians = {}
+    for phase in PHASES:
+        values = [p[phase] for p in per_round if p[phase] is not None]
+        medians[phase] = statistics.median(values) if values else None
+    return medians
+
+
 def summarize(directory, items):
     reports = load_reports(directory)
     rounds = sorted({r for (_, r) in reports})
@@ -44,13 +69,18 @@ def summarize(directory, items):
               "parameters": {"rounds": len(rounds), "items": items, "figure": FIGURE, "base_items": base,
                              "variants": first["parameters"]["variants"],
                              "profile": first["parameters"]["profile"]},
-              "per_item_ratios": {}, "per_item_us": {}, "disturbed_reports": 0}
+              "per_item_ratios": {}, "per_item_us": {}, "phase_us_per_item": {},
+              "cpu_us_per_rpc_by_round": {}, "disturbed_reports": 0}
     for report in reports.values():
         result["disturbed_reports"] += sum(1 for t in report["targets"] if t.get("disturbed_rounds"))
     modes = [t["name"] for t in first["targets"]]
     for mode in modes:
         result["per_item_ratios"][mode] = {}
         result["per_item_us"][mode] = {}
+        result["phase_us_per_item"][mode] = {str(n): median_phases(reports, rounds, n, mode) for n in items}
+        result["cpu_us_per_rpc_by_round"][mode] = {
+            str(n): [None if c is None else c * n for c in (per_item_costs(reports[(n, r)], n).get(mode)
+                                                           for r in rounds)] for n in items}
         for n in items:
             costs = [per_item_costs(reports[(n, r)], n).get(mode) for r in rounds]
             served = [c for c in costs if c]
@@ -85,6 +115,13 @@ def table(summary):
             r = by_items[str(n)]
             cells.append(f"x{r['median']:.2f} [{r['min']:.2f}-{r['max']:.2f}]" if r["rounds"] else "n/a")
         print(mode.ljust(12) + "".join(f"{c:>26}" for c in cells))
+    phases = summary.get("phase_us_per_item")  # summaries written before it have none
+    if phases:
+        print("where: each phase's wall time per item, us (median of the rounds), build / serialize / release:")
+        for mode, by_items in phases.items():
+            cells = ["/".join("-" if by_items[str(n)][p] is None else f"{by_items[str(n)][p]:.2f}" for p in PHASES)
+                     for n in items]
+            print(mode.ljust(12) + "".join(f"{c:>26}" for c in cells))
     if summary["disturbed_reports"]:
         print(f"note: {summary['disturbed_reports']} target-rounds were marked disturbed by other processes")
 
