@@ -69,6 +69,16 @@ class ScoresScratch {
   uint32_t capacity_ = 0;
 };
 
+// A reply's items lie scattered through the catalogue's fragments, so a large reply
+// that reads most of them waits on memory at each one. Asking for the fragment a few
+// items ahead lets those reads overlap the copies (docs/FINDINGS.md, large replies);
+// from the CPU's caches it changes nothing measurable. 4 and 8 ahead measured alike.
+constexpr uint32_t kPrefetchAhead = 4;
+constexpr size_t kCacheLineBytes = 64;
+void PrefetchFragment(absl::string_view fragment) {
+  for (size_t at = 0; at < fragment.size(); at += kCacheLineBytes) __builtin_prefetch(fragment.data() + at);
+}
+
 // An item record's content: the fragment, then its scores as field 12.
 size_t ItemLength(absl::string_view fragment, size_t scores_bytes) {
   return fragment.size() + patterns::SizedReply::LengthDelimitedFieldSize(kScoresField, scores_bytes);
@@ -105,6 +115,9 @@ FragmentWrite Write(const Catalogue& catalogue, const v1::RecommendRequest& requ
   patterns::SizedReply reply(size);
   reply.WriteStringField(kRequestIdField, id);
   for (uint32_t i = 0; i < picks.count(); ++i) {
+    if (i + kPrefetchAhead < picks.count()) {
+      PrefetchFragment(catalogue.fragment(profile, picks.at(i + kPrefetchAhead)));
+    }
     const absl::string_view fragment = catalogue.fragment(profile, picks.at(i));
     const size_t scores_bytes = ScoresWireSize(scores[i], model_id);
     reply.WriteLengthDelimitedHeader(kItemsField, ItemLength(fragment, scores_bytes));
