@@ -74,6 +74,9 @@ RUNS = {
     "scaling-v64": ("amd-epyc-2026-12-03/scaling-v64-12r/scaling.json.gz",
                     'VARIANTS=64 ROUNDS=12 MODES="ceiling heap arena_pool arena_alias fragments" '
                     'scripts/scaling.sh'),
+    "scaling-v64-before-prefetch": ("amd-epyc-2026-12-03/scaling-v64-12r-before-prefetch/scaling.json.gz",
+                                    'VARIANTS=64 ROUNDS=12 MODES="ceiling heap arena_pool arena_alias fragments" '
+                                    'scripts/scaling.sh (before fragments read ahead)'),
     "scaling-v64-mxfast0": ("amd-epyc-2026-12-03/scaling-v64-mxfast0/scaling.json.gz",
                             'GLIBC_TUNABLES=glibc.malloc.mxfast=0 VARIANTS=64 MODES="heap arena_pool" '
                             'scripts/scaling.sh'),
