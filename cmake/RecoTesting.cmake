@@ -27,11 +27,19 @@ function(reco_add_test name)
   target_link_libraries(${name} PRIVATE reco_test_util GTest::gtest_main ${ARG_LIBS})
   # PRE_TEST: cases are listed when ctest runs, not at build time, so a sanitizer or
   # fuzz build never runs a test binary while building.
-  set(properties)
+  gtest_discover_tests(${name} TEST_PREFIX "${name}." TEST_LIST ${name}_TESTS DISCOVERY_MODE PRE_TEST
+                       DISCOVERY_TIMEOUT 60)
+  # The labels are set on the discovered cases by a file ctest includes after them:
+  # gtest_discover_tests (CMake 3.25) flattens a list given in its PROPERTIES, so a
+  # case kept only the first of its labels (tests/test_labels_test.py).
   if(ARG_LABELS)
-    set(properties PROPERTIES LABELS "${ARG_LABELS}")
+    set(labels_file "${CMAKE_CURRENT_BINARY_DIR}/${name}_labels.cmake")
+    file(WRITE "${labels_file}"
+         "foreach(case IN LISTS ${name}_TESTS)\n"
+         "  set_tests_properties(\"\${case}\" PROPERTIES LABELS \"${ARG_LABELS}\")\n"
+         "endforeach()\n")
+    set_property(DIRECTORY APPEND PROPERTY TEST_INCLUDE_FILES "${labels_file}")
   endif()
-  gtest_discover_tests(${name} TEST_PREFIX "${name}." DISCOVERY_MODE PRE_TEST DISCOVERY_TIMEOUT 60 ${properties})
   if("tsan" IN_LIST ARG_LABELS)
     add_dependencies(tsan_tests ${name})
   endif()
