@@ -8,10 +8,11 @@ Labels choose what runs where: scripts/sanitize.sh tsan runs `ctest -L tsan`, an
 silently stops running under a sanitizer (hostile_threads_test did: CMake 3.25's
 gtest_discover_tests kept only the first label of a GoogleTest binary).
 
-Reads every reco_add_test / reco_add_script_test call with LABELS in the source
-tree's CMakeLists.txt files (names built from variables are skipped), lists the build's
-tests with `ctest --show-only=json-v1`, and checks that each declared test has at least
-one case there and that every case has every declared label.
+Reads every reco_add_test / reco_add_script_test / patterns_add_test call with
+LABELS in the source tree's CMakeLists.txt files (names built from variables are
+skipped), lists the build's tests with `ctest --show-only=json-v1`, and checks that
+each declared test has at least one case there and that every case has every declared
+label.
 """
 import json
 import pathlib
@@ -19,7 +20,7 @@ import re
 import subprocess
 import sys
 
-CALL = re.compile(r"\breco_add_(script_)?test\(\s*([A-Za-z0-9_]+)(?=\s)(.*?)\)\s*$", re.S | re.M)
+CALL = re.compile(r"\b(?:reco|patterns)_add_(script_)?test\(\s*([A-Za-z0-9_]+)(?=\s)(.*?)\)\s*$", re.S | re.M)
 KEYWORDS = {"SOURCES", "LIBS", "LABELS", "COMMAND"}
 
 
