@@ -76,23 +76,31 @@ drain | drain_async)
   ;;
 hard_deadline)
   # 16 replies of 10,000 items stuck behind a 64 KiB window. gRPC cancels them at the
-  # deadline but then takes a while to release them (0.3-9 s measured): the hard
-  # deadline, 50 ms after the deadline here, cuts that wait.
-  start_reco_server --stderr "$tmp/n.err" "$tmp/n.out" "$server" --shutdown_drain_delay=0s \
-    --inflight_budget_bytes=536870912 --shutdown_deadline=1s --shutdown_hard_deadline=1050ms || fail "reco_server did not start"
-  timeout 60 "${client[@]}" noread "$SERVER_PORT" 16 10000 >"$tmp/noread.out" &
-  reader=$!
-  for _ in $(seq 200); do grep -q stuck "$tmp/noread.out" && break; sleep 0.1; done
-  grep -q stuck "$tmp/noread.out" || fail "the never-reading client got no reply bytes"
-  kill -TERM "$SERVER_PID"
-  wait_exit "$SERVER_PID" 12  # hard deadline + 10 s
-  kill "$reader" 2>/dev/null; wait "$reader" 2>/dev/null
-  echo "hard_deadline: exit $RC; $(grep 'stop exceeded' "$tmp/n.err")"
+  # deadline, then takes a while to release them (0.3-9 s measured; in two CI runs
+  # less than 50 ms, so the stop ended cleanly): the hard deadline, 1 ms after the
+  # deadline here, cuts that wait. A stop that still ends first exits 0, which is
+  # right; the case runs again, up to 3 times, and needs one cut (exit 3 with its
+  # line). A watchdog that never fires fails all 3 (server/drain_test.cc tests it alone).
+  for attempt in 1 2 3; do
+    start_reco_server --stderr "$tmp/n.err" "$tmp/n.out" "$server" --shutdown_drain_delay=0s \
+      --inflight_budget_bytes=536870912 --shutdown_deadline=1s --shutdown_hard_deadline=1001ms ||
+      fail "reco_server did not start"
+    : >"$tmp/noread.out"
+    timeout 60 "${client[@]}" noread "$SERVER_PORT" 16 10000 >"$tmp/noread.out" &
+    reader=$!
+    for _ in $(seq 200); do grep -q stuck "$tmp/noread.out" && break; sleep 0.1; done
+    grep -q stuck "$tmp/noread.out" || fail "the never-reading client got no reply bytes"
+    kill -TERM "$SERVER_PID"
+    wait_exit "$SERVER_PID" 12  # hard deadline + 10 s
+    kill "$reader" 2>/dev/null; wait "$reader" 2>/dev/null
+    RECO_SERVER_PIDS=()
+    echo "hard_deadline attempt $attempt: exit $RC; $(grep 'stop exceeded' "$tmp/n.err")"
+    [ "$RC" = 0 ] || break
+  done
   [ "$RC" = 3 ] || fail "exit $RC with replies stuck, want 3 (hard deadline): $(cat "$tmp/n.err")"
   # Cut in gRPC's Shutdown, or in freeing the server after it (both measured).
-  grep -q "stop exceeded --shutdown_hard_deadline=1.05s while" "$tmp/n.err" ||
+  grep -q "stop exceeded --shutdown_hard_deadline=1.001s while" "$tmp/n.err" ||
     fail "no hard-deadline line: $(cat "$tmp/n.err")"
-  RECO_SERVER_PIDS=()
   echo "ok: hard deadline"
   ;;
 connections)
