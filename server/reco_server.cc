@@ -132,6 +132,10 @@ absl::Status CheckOptions(const ServerOptions& o) {
                                                    " is too small to serve a call: 0 (gRPC's default) or at least ",
                                                    kMinResourceQuotaBytes));
   }
+  if (o.max_sync_threads < kMinSyncThreads || o.max_sync_threads > kMaxSyncThreads) {
+    return absl::InvalidArgumentError(absl::StrCat("max_sync_threads: must be from ", kMinSyncThreads, " to ",
+                                                   kMaxSyncThreads, ", got ", o.max_sync_threads));
+  }
   if (o.resource_quota_bytes < 0) {
     return absl::InvalidArgumentError(absl::StrCat("resource_quota_bytes: ", o.resource_quota_bytes, " is negative"));
   }
@@ -171,16 +175,16 @@ std::shared_ptr<grpc::ServerCredentials> ListeningCredentials(const ServerOption
 }
 
 // What every connection may send and hold: request size, streams, keepalive and
-// lifetime (connection_limits.h), and gRPC's memory quota when one is set.
+// lifetime (connection_limits.h), gRPC's memory quota when one is set, and the
+// threads its synchronous services may hold.
 void ApplyTransportLimits(const ServerOptions& o, grpc::ServerBuilder* builder) {
   builder->SetMaxReceiveMessageSize(o.max_receive_message_bytes);
   builder->AddChannelArgument(GRPC_ARG_MAX_CONCURRENT_STREAMS, o.max_concurrent_streams);
   ApplyConnectionLimits(o.connection, builder);
-  if (o.resource_quota_bytes > 0) {
-    grpc::ResourceQuota quota("reco_server");
-    quota.Resize(static_cast<size_t>(o.resource_quota_bytes));
-    builder->SetResourceQuota(quota);
-  }
+  grpc::ResourceQuota quota("reco_server");
+  if (o.resource_quota_bytes > 0) quota.Resize(static_cast<size_t>(o.resource_quota_bytes));
+  quota.SetMaxThreads(o.max_sync_threads);
+  builder->SetResourceQuota(quota);
 }
 
 // Health for the server ("") and for each service by name: a probe that names the

@@ -88,6 +88,11 @@ bool ParseServingApi(absl::string_view name, ServingApi* api);
 // async_threads' default: one serving thread per core the machine reports (at least 1).
 int DefaultAsyncThreads();
 
+// ServerOptions::max_sync_threads' range. gRPC 1.51's synchronous server keeps pollers
+// of its own within the same bound: below 4 it served no reflection call at all.
+inline constexpr int kMinSyncThreads = 4;
+inline constexpr int kMaxSyncThreads = 4096;
+
 struct ServerOptions {
   std::string listen = "127.0.0.1:50051";  // "127.0.0.1:0" picks a free port
   ServingMode mode = ServingMode::kArenaPool;  // what answers Recommend
@@ -108,6 +113,12 @@ struct ServerOptions {
   // services: their handlers run on gRPC's internal executor threads (see
   // docs/server.md); ResourceQuota::SetMaxThreads bounds sync-server threads only.
   int64_t resource_quota_bytes = 0;
+  // Threads gRPC's synchronous services may hold (ResourceQuota::SetMaxThreads). Server
+  // reflection is one: each open reflection stream holds a thread until it ends, so
+  // without a bound a client holding streams open grows the process by a thread each.
+  // Past the bound a new reflection call gets RESOURCE_EXHAUSTED; the message modes,
+  // health and stats are callback services and run on no such thread.
+  int max_sync_threads = 16;
   // The reply budget (reply_budget.h, call_reservations.h): the bytes all replies in
   // flight may hold, each reserved at its estimate (core/reply_memory.h) before it is
   // built; a call that does not fit gets RESOURCE_EXHAUSTED at once. 0 turns it off.

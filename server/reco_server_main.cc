@@ -78,6 +78,9 @@ ABSL_FLAG(int64_t, max_concurrent_streams, 256, "HTTP/2 concurrent streams allow
 ABSL_FLAG(int64_t, resource_quota_bytes, 0,
           "gRPC ResourceQuota memory bound in bytes; 0 keeps gRPC's default. (gRPC 1.51 has no thread knob "
           "for callback services: see docs/server.md)");
+ABSL_FLAG(int64_t, max_sync_threads, 16,
+          "threads gRPC's synchronous services may hold: each open server-reflection stream holds one, and past "
+          "this a new reflection call gets RESOURCE_EXHAUSTED (Recommend, health and stats use none)");
 ABSL_FLAG(int64_t, inflight_budget_bytes, int64_t{256} << 20,
           "bytes the replies in flight may hold in all (each reserved at its estimate before it is built); a call "
           "that does not fit gets RESOURCE_EXHAUSTED at once. 0 turns the budget off (memory then grows with "
@@ -172,6 +175,8 @@ void ReadTransportFlags(reco::ServerOptions* o) {
   o->max_receive_message_bytes = Bounded(FLAGS_max_receive_message_bytes, "max_receive_message_bytes", 64, 64 << 20);
   o->max_concurrent_streams = Bounded(FLAGS_max_concurrent_streams, "max_concurrent_streams", 1, 1 << 20);
   o->resource_quota_bytes = Bounded(FLAGS_resource_quota_bytes, "resource_quota_bytes", 0, int64_t{1} << 40);
+  o->max_sync_threads = static_cast<int>(
+      Bounded(FLAGS_max_sync_threads, "max_sync_threads", reco::kMinSyncThreads, reco::kMaxSyncThreads));
   // Too small a quota to serve one call is refused by RecoServer::Start (exit 2 in main).
   absl::StatusOr<reco::ConnectionLimits> limits = reco::ConnectionLimitsFromFlags();
   if (!limits.ok()) BadFlag(std::string(limits.status().message()));

@@ -24,6 +24,7 @@ expect_bad_flag 2 "--async_threads=0 is out of range \\[1, 1024\\]" --api=async 
 expect_bad_flag 2 "--max_idle=-1 is out of range" --max_idle=-1 --listen=127.0.0.1:0
 expect_bad_flag 2 "--trim_max_wait_intervals=0 is out of range \\[1, 1024\\]" --trim_max_wait_intervals=0 --listen=127.0.0.1:0
 expect_bad_flag 2 "--max_concurrent_streams=0 is out of range" --max_concurrent_streams=0 --listen=127.0.0.1:0
+expect_bad_flag 2 "--max_sync_threads=3 is out of range \\[4, 4096\\]" --max_sync_threads=3 --listen=127.0.0.1:0
 expect_bad_flag 2 "--listen=nonsense is not HOST:PORT" --listen=nonsense
 expect_bad_flag 2 "--metrics_listen=9464 is not HOST:PORT" --metrics_listen=9464 --listen=127.0.0.1:0
 expect_bad_flag 2 "--metrics_listen=127.0.0.1:70000: port '70000' is not in 1-65535" \

@@ -12,15 +12,22 @@
 //
 // Each case is one call; after all of a test's calls the server must be whole
 // (hostile_server.h) and serve a correct Recommend on the same channel.
+#include <fstream>
+#include <memory>
 #include <string>
 #include <tuple>
 #include <vector>
+
+#include <grpcpp/generic/generic_stub.h>
 
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
 #include "absl/strings/escaping.h"
+#include "absl/strings/match.h"
+#include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
+#include "rpc/health_check.h"
 #include "rpc/unary_call.h"
 #include "server/ceiling_service.h"
 #include "tests/hostile/hostile_server.h"
@@ -184,6 +191,144 @@ TEST_P(HostileMethodPathsTest, RawPathsAreRefusedAndTheConnectionServesOn) {
   }
   ExpectServing("raw HTTP/2 calls to odd paths");
 }
+
+// Server reflection is a synchronous service in gRPC 1.51: each open stream holds one
+// of the server's threads until it ends. A client that holds streams open must not
+// grow the server by a thread each: past ServerOptions::max_sync_threads a new stream
+// is refused RESOURCE_EXHAUSTED, Recommend is still served, and once the held streams
+// end reflection answers again.
+
+// This process's thread count (/proc/self/status); -1 when it cannot be read.
+int ProcessThreads() {
+  std::ifstream status("/proc/self/status");
+  for (std::string line; std::getline(status, line);) {
+    int threads = 0;
+    if (absl::StartsWith(line, "Threads:") && absl::SimpleAtoi(line.substr(8), &threads)) return threads;
+  }
+  return -1;
+}
+
+// One reflection stream, kept open after its first answer until Close().
+class HeldReflectionStream {
+ public:
+  explicit HeldReflectionStream(std::shared_ptr<grpc::Channel> channel) : stub_(std::move(channel)) {
+    context_.set_deadline(absl::ToChronoTime(absl::Now() + absl::Seconds(60)));
+  }
+  ~HeldReflectionStream() { Close(); }
+
+  // Asks for the service list; true when the server answered (the stream stays open),
+  // false when it ended the call instead (status()).
+  bool Open() {
+    call_ = stub_.PrepareCall(&context_, "/grpc.reflection.v1alpha.ServerReflection/ServerReflectionInfo", &cq_);
+    call_->StartCall(nullptr);
+    if (!Wait()) return Finish();
+    grpc::Slice slice(ListServicesRequest());
+    grpc::ByteBuffer request(&slice, 1);
+    call_->Write(request, nullptr);
+    if (!Wait()) return Finish();
+    grpc::ByteBuffer reply;
+    call_->Read(&reply, nullptr);
+    if (!Wait()) return Finish();
+    open_ = true;
+    return true;
+  }
+
+  // Half-closes an open stream and reads it to its end; then status() is the server's.
+  void Close() {
+    if (open_) {
+      open_ = false;
+      call_->WritesDone(nullptr);
+      Wait();
+      grpc::ByteBuffer reply;
+      do {
+        call_->Read(&reply, nullptr);
+      } while (Wait());
+      Finish();
+    }
+    if (call_ == nullptr) return;
+    call_.reset();
+    cq_.Shutdown();
+    void* tag = nullptr;
+    bool ok = false;
+    while (cq_.Next(&tag, &ok)) {
+    }
+  }
+
+  const grpc::Status& status() const { return status_; }
+
+ private:
+  // One operation at a time, each waited for.
+  bool Wait() {
+    void* tag = nullptr;
+    bool ok = false;
+    return cq_.Next(&tag, &ok) && ok;
+  }
+  bool Finish() {
+    call_->Finish(&status_, nullptr);
+    Wait();
+    return false;
+  }
+
+  grpc::GenericStub stub_;
+  grpc::ClientContext context_;
+  grpc::CompletionQueue cq_;
+  std::unique_ptr<grpc::GenericClientAsyncReaderWriter> call_;
+  grpc::Status status_;
+  bool open_ = false;
+};
+
+class HostileReflectionStreamsTest : public ::testing::TestWithParam<PortKind> {};
+
+TEST_P(HostileReflectionStreamsTest, HeldStreamsAreBoundedBySyncThreads) {
+  std::unique_ptr<RecoServer> server = StartServerOn("heap", GetParam());
+  ASSERT_NE(server, nullptr);
+  std::shared_ptr<grpc::Channel> channel = ChannelTo(*server, GetParam());
+  const int bound = ServerOptions{}.max_sync_threads;
+  {
+    HeldReflectionStream warm(channel);  // gRPC's own threads started before counting
+    ASSERT_TRUE(warm.Open()) << warm.status().error_message();
+  }
+  const int threads_before = ProcessThreads();
+  ASSERT_GT(threads_before, 0);
+  const int streams = 4 * bound;  // on one connection: within its 256 streams
+  std::vector<std::unique_ptr<HeldReflectionStream>> held;
+  int answered = 0;
+  int refused = 0;
+  for (int i = 0; i < streams; ++i) {
+    held.push_back(std::make_unique<HeldReflectionStream>(channel));
+    if (held.back()->Open()) {
+      ++answered;
+      continue;
+    }
+    ++refused;
+    EXPECT_EQ(held.back()->status().error_code(), grpc::StatusCode::RESOURCE_EXHAUSTED)
+        << held.back()->status().error_message();
+  }
+  EXPECT_GE(answered, 1);
+  EXPECT_LE(answered, bound);
+  EXPECT_EQ(answered + refused, streams);
+  // The server's threads (this process's, less the client's few: gRPC may start an
+  // executor thread or two for the client side) grow by the bound at most.
+  EXPECT_LE(ProcessThreads() - threads_before, bound + 4) << answered << " streams held open";
+  ExpectWhole(*server, channel.get(), "reflection streams held open");
+  // Health is a callback service too: a probe still gets its answer.
+  absl::StatusOr<HealthStatus> health =
+      CheckHealth(absl::StrCat("127.0.0.1:", server->port()), "", absl::Seconds(20),
+                  GetParam() == PortKind::kTls ? Certificate().cert_pem : "");
+  EXPECT_TRUE(health.ok() && *health == HealthStatus::kServing)
+      << (health.ok() ? HealthStatusName(*health) : health.status().message());
+  for (std::unique_ptr<HeldReflectionStream>& stream : held) {
+    stream->Close();
+    if (!stream->status().ok()) {
+      EXPECT_EQ(stream->status().error_code(), grpc::StatusCode::RESOURCE_EXHAUSTED) << stream->status().error_message();
+    }
+  }
+  HeldReflectionStream again(channel);
+  EXPECT_TRUE(again.Open()) << "after the held streams ended: " << again.status().error_message();
+}
+
+INSTANTIATE_TEST_SUITE_P(Ports, HostileReflectionStreamsTest, ::testing::Values(PortKind::kInsecure, PortKind::kTls),
+                         [](const ::testing::TestParamInfo<PortKind>& info) { return PortKindName(info.param); });
 
 std::vector<Param> AllModesAndPorts() {
   std::vector<Param> params;
