@@ -8,6 +8,7 @@
 // Rerun it when reco.proto changes. Files named found_*.bin are inputs a fuzzer found
 // that failed once, kept as regression seeds; the writer leaves them alone.
 #include <cstdio>
+#include <cstdlib>
 #include <fstream>
 #include <string>
 #include <sys/stat.h>
@@ -16,11 +17,22 @@
 #include "cli/flag_parse.h"
 #include "client/request_set.h"
 #include "core/request.h"
+#include "fuzz/fuzzed_servers.h"
 #include "proto/reco.pb.h"
 
 ABSL_FLAG(std::string, out, "fuzz/corpus", "directory that receives one folder per fuzz target");
 
 namespace {
+
+// server_call_fuzz's first byte for `mode`'s server; exits when it runs none.
+char ServerIndex(const std::string& mode) {
+  const int index = reco::fuzz::ServerIndex(mode);
+  if (index < 0) {
+    std::fprintf(stderr, "fuzz_corpus_writer: server_call_fuzz runs no %s server\n", mode.c_str());
+    std::exit(1);
+  }
+  return static_cast<char>(index);
+}
 
 bool Write(const std::string& dir, const std::string& name, const std::string& bytes) {
   mkdir(dir.c_str(), 0755);
@@ -88,14 +100,15 @@ int main(int argc, char** argv) {
   const std::string recommend = Request("user-6", 5, 1, 44).SerializeAsString();
   struct CallSeed { const char* name; char server; char shape; std::string path, metadata, message; };
   const CallSeed calls[] = {
-      {"recommend_heap", 0, 0, "/reco.v1.Recommender/Recommend", "", recommend},
-      {"recommend_fragments_stream_2", 4, 3, "/reco.v1.Recommender/Recommend", "", recommend},
-      {"recommend_arena_pool_stream_0", 3, 1, "/reco.v1.Recommender/Recommend", "", ""},
-      {"stats_garbage", 1, 0, "/reco.v1.ServerStats/GetStats", "", "\xff\xff"},
-      {"unknown_service", 2, 0, "/no.Such/Method", "x-user:alice\n", recommend},
-      {"wrong_case", 3, 0, "/reco.v1.Recommender/recommend", "", recommend},
-      {"reflection_v1", 4, 2, "/grpc.reflection.v1.ServerReflection/ServerReflectionInfo", "", std::string("\x3a\x00", 2)},
-      {"empty_path_ceiling", 5, 0, "//", "trace-bin:\x01\x02\n", ""},
+      {"recommend_heap", ServerIndex("heap"), 0, "/reco.v1.Recommender/Recommend", "", recommend},
+      {"recommend_fragments_stream_2", ServerIndex("fragments"), 3, "/reco.v1.Recommender/Recommend", "", recommend},
+      {"recommend_arena_pool_stream_0", ServerIndex("arena_pool"), 1, "/reco.v1.Recommender/Recommend", "", ""},
+      {"stats_garbage", ServerIndex("reuse"), 0, "/reco.v1.ServerStats/GetStats", "", "\xff\xff"},
+      {"unknown_service", ServerIndex("arena"), 0, "/no.Such/Method", "x-user:alice\n", recommend},
+      {"wrong_case", ServerIndex("arena_alias"), 0, "/reco.v1.Recommender/recommend", "", recommend},
+      {"reflection_v1", ServerIndex("fragments"), 2, "/grpc.reflection.v1.ServerReflection/ServerReflectionInfo", "",
+       std::string("\x3a\x00", 2)},
+      {"empty_path_ceiling", ServerIndex("ceiling"), 0, "//", "trace-bin:\x01\x02\n", ""},
   };
   for (const CallSeed& c : calls) {
     ok &= Write(call_dir, std::string(c.name) + ".bin",

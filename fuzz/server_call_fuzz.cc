@@ -40,6 +40,7 @@
 #include "absl/strings/string_view.h"
 #include "core/byte_buffer_bytes.h"
 #include "core/response_builder.h"
+#include "fuzz/fuzzed_servers.h"
 #include "google/protobuf/stubs/logging.h"
 #include "proto/reco.pb.h"
 #include "server/ceiling_service.h"
@@ -71,8 +72,7 @@ struct Servers {
   std::vector<std::shared_ptr<grpc::Channel>> channels;
 
   Servers() {
-    modes = reco::RequestServingModes();
-    modes.push_back("ceiling");
+    modes = reco::fuzz::FuzzedServerModes();
     for (const std::string& mode : modes) {
       reco::ServerOptions options;
       options.listen = "127.0.0.1:0";
