@@ -13,7 +13,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 . scripts/lib/measurement_start.sh
-case ${1:-} in -h|--help) sed -n '2,12p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;; esac
+parse_positionals "$0" "$@"
 build=${1:-build}
 rounds=${ROUNDS:-7} seconds=${DURATION:-4} warmup=${WARMUP:-1} items=${ITEMS:-200} profile=${PROFILE:-realistic}
 require_positive_integers rounds seconds warmup items

@@ -5,6 +5,8 @@
 # only those (scripts/run.sh).
 set -euo pipefail
 cd "$(dirname "$0")/.."
+. scripts/lib/script_flags.sh
+case ${1:-} in -h|--help) script_usage "$0"; exit 0 ;; esac  # the rest are cmake's
 build=${BUILD_DIR:-build}
 cmake --preset default -B "$build" "$@" >/dev/null
 targets=()

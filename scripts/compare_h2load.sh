@@ -36,6 +36,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 . scripts/lib/measurement_start.sh
+parse_positionals "$0" "$@"
 build=${1:-build}
 modes=${MODES:-ceiling arena_pool} rounds=${ROUNDS:-5} seconds=${DURATION:-5} warmup=${WARMUP:-1}
 concurrency=${CONCURRENCY:-16} connections=${CONNECTIONS:-2} items=${ITEMS:-200}

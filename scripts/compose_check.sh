@@ -19,8 +19,12 @@
 # the compose file with podman; give its path in COMPOSE_UP (default:
 # ../shared/tools/compose-up beside the repository). With a Docker engine, set
 # COMPOSE_UP=docker-compose-native to use `docker compose` directly.
+#
+#   scripts/compose_check.sh      (no arguments; env: COMPOSE_UP)
 set -euo pipefail
 cd "$(dirname "$0")/.."
+. scripts/lib/script_flags.sh
+parse_flags "$0" "" "$@"  # --help, or exit 2: before results/ is deleted
 compose_up=${COMPOSE_UP:-$(cd .. && pwd)/shared/tools/compose-up}
 rm -rf results
 up_args=(up --build --abort-on-container-exit --exit-code-from load)

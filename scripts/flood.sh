@@ -23,6 +23,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 . scripts/lib/measurement_start.sh
+parse_positionals "$0" "$@"
 build=${1:-build}
 modes=${MODES:-heap reuse arena arena_pool fragments} connections_list=${CONNECTIONS:-1 2 4}
 server_flags=${SERVER_FLAGS:-}

@@ -12,6 +12,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 . scripts/lib/measurement_start.sh
+parse_positionals "$0" "$@"
 build=${1:-build}
 rounds=${ROUNDS:-5} duration=${DURATION:-4s} profiles=${PROFILES:-realistic compact}
 require_reco_binaries "$build"

@@ -9,6 +9,8 @@
 # docs/reliability.md says how to run longer and how to replay a crash.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+. scripts/lib/script_flags.sh
+parse_positionals "$0" "$@"
 seconds=${1:-30}
 case "$seconds" in ''|*[!0-9]*) echo "fuzz.sh: SECONDS_PER_TARGET must be a whole number, not '$seconds'" >&2; exit 2 ;; esac
 build=${BUILD_DIR:-build-fuzz}

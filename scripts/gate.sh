@@ -18,6 +18,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 . scripts/lib/measurement_start.sh
+parse_positionals "$0" "$@"
 build=${1:-build}
 rounds=${ROUNDS:-3} duration=${DURATION:-2s}
 require_reco_binaries "$build"

@@ -12,6 +12,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 . scripts/lib/measurement_start.sh
+parse_positionals "$0" "$@"
 build=${1:-build}
 mode=${MODE:-ceiling} rounds=${ROUNDS:-5} seconds=${DURATION:-5} warmup=${WARMUP:-1} items=${ITEMS:-200}
 require_positive_integers rounds seconds warmup items

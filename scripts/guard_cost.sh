@@ -15,6 +15,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 . scripts/lib/measurement_start.sh
+parse_positionals "$0" "$@"
 build=${1:-build}
 modes=${MODES:-heap arena_pool} rounds=${ROUNDS:-7} duration=${DURATION:-5s} items=${ITEMS:-200}
 require_reco_binaries "$build"

@@ -6,6 +6,8 @@
 # Each run: h2load -n REQUESTS -c 4 -m 4 -t 1 (4 connections x 4 streams, 1 thread),
 # 200 items per response; modes and measure on/off are interleaved, ROUNDS times.
 set -euo pipefail
+. "$(dirname "$0")/lib/script_flags.sh"
+parse_positionals "$0" "$@"
 build=${1:-build}
 requests=${2:-3000}
 profile=${3:-compact}

@@ -15,6 +15,8 @@
 # are still the server's).
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
+. "$root/scripts/lib/script_flags.sh"
+parse_positionals "$0" "$@"
 seconds=${1:-10}
 out=${2:-$(mktemp -d)}
 mkdir -p "$out"

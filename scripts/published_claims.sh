@@ -14,7 +14,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 . scripts/lib/measurement_start.sh
-case ${1:-} in -h|--help) sed -n '2,13p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;; esac
+parse_positionals "$0" "$@"
 build=${1:-build}
 rounds=${ROUNDS:-5} seconds=${DURATION:-3} warmup=${WARMUP:-1} profile=${PROFILE:-realistic}
 require_positive_integers rounds seconds warmup

@@ -27,6 +27,18 @@ if [ "${1:-}" = --help ] || [ "${1:-}" = -h ]; then
   sed -n '2,/^set -euo pipefail$/p' "$0" | sed -e '$d' -e 's/^# \{0,1\}//'
   exit 0
 fi
+# --compare_api MODE: the two APIs for one memory mode, nothing else. Checked
+# before anything is installed, built or written.
+compare_api=
+if [ "${1:-}" = --compare_api ]; then
+  compare_api=${2:-}
+  case "$compare_api" in
+    heap | reuse | arena | arena_pool) ;;
+    *) echo "run.sh: --compare_api takes a memory mode served by both APIs: heap, reuse, arena or arena_pool (got '$compare_api')" >&2
+       exit 2 ;;
+  esac
+  shift 2
+fi
 scripts/setup.sh runtime
 TARGETS="reco_server reco_load" scripts/build.sh >/dev/null
 build=${BUILD_DIR:-build}
@@ -53,17 +65,6 @@ run_reco_load() {
 }
 
 targets=()
-# --compare_api MODE: the two APIs for one memory mode, nothing else.
-compare_api=
-if [ "${1:-}" = --compare_api ]; then
-  compare_api=${2:-}
-  case "$compare_api" in
-    heap | reuse | arena | arena_pool) ;;
-    *) echo "run.sh: --compare_api takes a memory mode served by both APIs: heap, reuse, arena or arena_pool (got '$compare_api')" >&2
-       exit 2 ;;
-  esac
-  shift 2
-fi
 if [ -n "$compare_api" ]; then
   for api in callback async; do
     name=$compare_api

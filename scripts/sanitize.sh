@@ -11,12 +11,14 @@
 # BUILD_DIR overrides the build directory. Exits non-zero on any failure or report.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+. scripts/lib/script_flags.sh
 kind=${1:-}
 shift || true
 case "$kind" in
   asan) sanitize=address ;;
   tsan) sanitize=thread ;;
-  *) echo "usage: scripts/sanitize.sh asan|tsan [ctest arguments]" >&2; exit 2 ;;
+  -h | --help) script_usage "$0"; exit 0 ;;
+  *) echo "sanitize.sh: ${kind:+unknown kind '$kind'; }usage: scripts/sanitize.sh asan|tsan [ctest arguments]" >&2; exit 2 ;;
 esac
 build=${BUILD_DIR:-build-$kind}
 here=$(pwd)

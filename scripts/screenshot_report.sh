@@ -12,6 +12,8 @@
 # how much of the page the PNG shows. The same browser flags as tests/e2e/html_report_test.sh.
 set -euo pipefail
 root=$(realpath "$(dirname "$0")/..")
+. "$root/scripts/lib/script_flags.sh"
+parse_positionals "$0" "$@"
 report=$(realpath -m "${1:-$root/results/report.html}")  # paths given are the caller's
 out=$(realpath -m "${2:-$root/docs/report-screenshot.png}")
 cd "$root"

@@ -11,9 +11,11 @@
 #                                    lists the packages that set requires, one a line,
 #                                    and installs nothing
 set -euo pipefail
+. "$(dirname "$0")/lib/script_flags.sh"
 set_name=all print=
 for arg in "$@"; do
   case "$arg" in
+    -h | --help) script_usage "$0"; exit 0 ;;
     runtime | --runtime) set_name=runtime ;;
     --print) print=1 ;;
     *) echo "setup: unknown argument '$arg' (use: scripts/setup.sh [runtime] [--print])" >&2; exit 2 ;;

@@ -21,6 +21,8 @@
 # Prints one line per mode and exits non-zero if any mode failed.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+. scripts/lib/script_flags.sh
+parse_positionals "$0" "$@"
 seconds=${1:-20}
 case "$seconds" in ''|*[!0-9]*) echo "soak.sh: SECONDS_PER_MODE must be a whole number, not '$seconds'" >&2; exit 2 ;; esac
 [ "$seconds" -ge 8 ] || { echo "soak.sh: SECONDS_PER_MODE must be at least 8 (warm-up plus two halves)" >&2; exit 2; }

@@ -3,6 +3,8 @@
 #   scripts/test.sh [ctest arguments, e.g. -R ledger]
 set -euo pipefail
 cd "$(dirname "$0")/.."
+. scripts/lib/script_flags.sh
+case ${1:-} in -h|--help) script_usage "$0"; exit 0 ;; esac  # the rest are ctest's
 scripts/setup.sh
 scripts/build.sh
 ctest --test-dir "${BUILD_DIR:-build}" --output-on-failure --timeout 900 "$@"

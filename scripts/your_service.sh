@@ -13,6 +13,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 . scripts/lib/measurement_start.sh
+parse_positionals "$0" "$@"
 build=${1:-build}
 rounds=${ROUNDS:-3} seconds=${DURATION:-3} warmup=${WARMUP:-1} threads=${THREADS:-50}
 long_text=${LONG_TEXT:-false} schema=${SCHEMA:-proto}

@@ -1,7 +1,8 @@
 # Source this file from a measurement script that drives reco_server with reco_load
 # (scripts/fragments_slices.sh, guard_cost.sh, edge_cost.sh, flood.sh,
 # compare_h2load.sh): the checks and the set-up they all begin with, written once. It
-# sources reco_servers.sh and machine_load.sh beside it, so their functions come too.
+# sources reco_servers.sh, machine_load.sh and script_flags.sh beside it, so their
+# functions come too: such a script begins with `parse_positionals "$0" "$@"`.
 # Safe under `set -euo pipefail`.
 #
 #   require_reco_binaries BUILD
@@ -24,6 +25,7 @@
 _measurement_lib=$(dirname "${BASH_SOURCE[0]}")
 . "$_measurement_lib/reco_servers.sh"
 . "$_measurement_lib/machine_load.sh"
+. "$_measurement_lib/script_flags.sh"
 
 require_reco_binaries() {
   local bin

@@ -1,6 +1,8 @@
 # Source this file. The command-line loop of a script that takes --flags
 # (bench/matrix.sh, scripts/malloc_swap.sh), written once: each flag sets the shell
-# variable of its own name, so a script lists its flags and gives their defaults.
+# variable of its own name, so a script lists its flags and gives their defaults. And
+# the check of a script whose arguments are positional (a build directory, seconds).
+# A script calls either first, before it installs, builds, starts or deletes anything.
 # Safe under `set -euo pipefail`.
 #
 #   parse_flags SCRIPT "FLAG..." ARGS...
@@ -10,6 +12,11 @@
 #       comment (its usage) and exits 0; any other argument, or a flag without its
 #       value, exits 2 with a message naming SCRIPT.
 #       Example: short=0 out=""; parse_flags "$0" "--short! --out" "$@"
+#   parse_positionals SCRIPT ARGS...
+#       for a script that takes no --flags: -h or --help prints SCRIPT's opening
+#       comment and exits 0; any other argument starting with `-` exits 2 naming it
+#       (without this, `--help` would be taken as a build directory or a number).
+#       Example: parse_positionals "$0" "$@"; build=${1:-build}
 #   script_usage SCRIPT
 #       prints SCRIPT's opening comment block without the leading "# ".
 
@@ -35,6 +42,17 @@ parse_flags() {
         case $flag in -h|--help) script_usage "$script"; exit 0 ;; esac
         echo "$name: unknown argument '$flag' (see --help)" >&2
         exit 2 ;;
+    esac
+  done
+}
+
+parse_positionals() {
+  local script=$1 arg
+  shift
+  for arg in "$@"; do
+    case $arg in
+      -h|--help) script_usage "$script"; exit 0 ;;
+      -*) echo "$(basename "$script"): unknown argument '$arg' (see --help)" >&2; exit 2 ;;
     esac
   done
 }
