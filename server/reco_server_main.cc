@@ -42,8 +42,7 @@ ABSL_FLAG(std::string, mode, "arena_pool",
 ABSL_FLAG(int64_t, ceiling_items, 200, "ceiling: item_count of the fixed request (reco_load's --items default)");
 ABSL_FLAG(std::string, api, "callback",
           "the gRPC API that serves Recommend: callback (gRPC's threads run the handler) or async (completion "
-          "queues served by --async_threads threads of the server's own; heap, reuse, arena, arena_pool, "
-          "arena_alias)");
+          "queues served by --async_threads threads of the server's own; every --mode)");
 ABSL_FLAG(int64_t, async_threads, reco::DefaultAsyncThreads(),
           "--api async: serving threads, one completion queue each (default: the machine's cores)");
 ABSL_FLAG(std::string, ceiling_profile, "realistic", "ceiling: text profile of the fixed request, realistic or compact");
@@ -298,7 +297,7 @@ void WarnAboutExposure(const reco::ServerOptions& o) {
 int main(int argc, char** argv) {
   std::vector<char*> rest =
       reco::ParseFlagsOrExit2(argc, argv, "reco_server",
-                              "The Recommender gRPC server, in one of four memory modes (or the ceiling).\n"
+                              "The Recommender gRPC server, in one of its serving modes (--mode).\n"
                               "  reco_server --listen 127.0.0.1:0 --mode arena_pool");
   if (rest.size() > 1) BadFlag(absl::StrCat("unexpected argument '", rest[1], "' (flags only; see --help)"));
   reco::ApplyMutexDeadlockDetectionFlag();  // before gRPC starts a thread
