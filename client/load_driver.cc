@@ -192,9 +192,7 @@ class SlotLoop {
 
   // Request n (all threads together) is due at start + n * interval; this thread
   // sends n = index, index + threads, ...
-  int64_t Due(int64_t n) const {
-    return plan_.start_ns + static_cast<int64_t>(static_cast<double>(n) * interval_ns_);
-  }
+  int64_t Due(int64_t n) const { return ScheduledAt(plan_.start_ns, interval_ns_, n); }
 
   void RunOpenLoop() {
     const int64_t measure_end = plan_.measure_end_ns;
@@ -265,6 +263,17 @@ class SlotLoop {
 int64_t MonotonicNanos() {
   return std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now().time_since_epoch())
       .count();
+}
+
+int64_t ScheduledAt(int64_t start_ns, double interval_ns, int64_t n) {
+  const double offset = static_cast<double>(n) * interval_ns;
+  // A double at or past 2^63 converts to int64 undefined (an infinite interval made a
+  // due time in the past: the loop sent at once, then spun). `room` as a double may
+  // round up, by half a step at most; an offset below it is still a step below, so
+  // the sum fits.
+  const double room = static_cast<double>(std::numeric_limits<int64_t>::max() - start_ns);
+  if (!(offset < room)) return std::numeric_limits<int64_t>::max();  // NaN (0 x inf) too
+  return start_ns + static_cast<int64_t>(offset);
 }
 
 WindowPlan WindowPlan::StartingNow(absl::Duration warmup, absl::Duration duration) {

@@ -49,6 +49,14 @@ namespace reco {
 // Monotonic nanoseconds (steady_clock).
 int64_t MonotonicNanos();
 
+// When an open loop's request n is due: start_ns + n * interval_ns, or INT64_MAX
+// (never) when that is past int64's range or not a number. --rate's range keeps the
+// interval finite; this keeps the arithmetic defined whatever it is. start_ns, n and
+// interval_ns are not negative.
+//   ScheduledAt(1000, 2.5, 4)   // 1010
+//   ScheduledAt(1000, std::numeric_limits<double>::infinity(), 1)  // INT64_MAX
+int64_t ScheduledAt(int64_t start_ns, double interval_ns, int64_t n);
+
 struct WindowPlan {
   int64_t start_ns = 0;          // load starts (warm-up)
   int64_t measure_start_ns = 0;  // recording starts

@@ -2,6 +2,8 @@
 #include "client/load_options.h"
 
 #include <algorithm>
+#include <cmath>
+#include <optional>
 #include <set>
 #include <thread>
 
@@ -15,6 +17,7 @@
 #include "absl/strings/str_split.h"
 #include "absl/strings/strip.h"
 #include "core/request.h"
+#include "rpc/port_number.h"
 
 namespace reco {
 namespace {
@@ -25,11 +28,57 @@ absl::Status Bad(absl::string_view flag, absl::string_view what) {
 
 constexpr char kDnsScheme[] = "dns:///";
 
+// --rate: 0.001/s (one call in ~17 minutes) keeps the interval between calls finite;
+// 1e7/s is past what one client process sends.
+constexpr double kMinRate = 0.001, kMaxRate = 1e7;
+constexpr char kRateRange[] =
+    "must be from 0.001 to 10000000 requests per second (leave it out for a closed loop)";
+// Flags' ranges. A day bounds a window (as --total / --rate); an hour bounds a wait
+// for one answer. inf, or 1e300 seconds, ran forever and printed nothing.
+constexpr absl::Duration kMinDuration = absl::Milliseconds(10);
+constexpr absl::Duration kMaxWindow = absl::Hours(24);
+constexpr absl::Duration kMaxDeadline = absl::Hours(1);
+
 // The host of HOST:PORT or [V6]:PORT, without brackets.
 absl::string_view HostOf(absl::string_view host_port) {
   absl::string_view host = host_port.substr(0, host_port.rfind(':'));
   if (absl::ConsumePrefix(&host, "[")) absl::ConsumeSuffix(&host, "]");
   return host;
+}
+
+// The window, the waits and the pace: each time flag within its range, --rate within
+// its own, and --total's window (with --rate) at most a day.
+absl::Status ValidateTimes(const LoadOptions& o) {
+  // A window shorter than a few calls measures nothing (1ns reported a QPS of 1e9);
+  // the tests' shortest is 300ms.
+  if (o.duration < kMinDuration || o.duration > kMaxWindow) {
+    return Bad("--duration", absl::StrCat("must be from ", absl::FormatDuration(kMinDuration), " to ",
+                                          absl::FormatDuration(kMaxWindow), ", got ", absl::FormatDuration(o.duration)));
+  }
+  if (o.warmup < absl::ZeroDuration() || o.warmup > kMaxWindow) {
+    return Bad("--warmup", absl::StrCat("must be from 0 to ", absl::FormatDuration(kMaxWindow), ", got ",
+                                        absl::FormatDuration(o.warmup)));
+  }
+  if (o.align_start < absl::ZeroDuration() || o.align_start > absl::Hours(1)) {
+    return Bad("--align_start", absl::StrCat("must be from 0 (no wait) to 1h, got ", absl::FormatDuration(o.align_start)));
+  }
+  for (auto [flag, d] : {std::pair{"--probe_deadline", o.probe_deadline}, std::pair{"--timeout", o.rpc_deadline}}) {
+    if (d <= absl::ZeroDuration() || d > kMaxDeadline) {
+      return Bad(flag, absl::StrCat("must be positive and at most ", absl::FormatDuration(kMaxDeadline), ", got ",
+                                    absl::FormatDuration(d)));
+    }
+  }
+  if (o.rate != 0 && !(o.rate >= kMinRate && o.rate <= kMaxRate)) {
+    return Bad("--rate", absl::StrCat(kRateRange, ", got ", o.rate));
+  }
+  if (o.total < 0 || o.total > 1'000'000'000) {
+    return Bad("--total", absl::StrCat("must be from 1 to 1000000000 calls (0 or absent: by --duration), got ",
+                                       o.total));
+  }
+  if (o.total > 0 && o.open_loop() && o.total / o.rate > absl::ToDoubleSeconds(kMaxWindow)) {
+    return Bad("--total", "with --rate makes a window of more than a day (total / rate seconds)");
+  }
+  return absl::OkStatus();
 }
 
 }  // namespace
@@ -53,8 +102,8 @@ absl::StatusOr<TargetSpec> ParseTargetSpec(absl::string_view value) {
   if (colon == absl::string_view::npos || colon == 0 || absl::StrContains(host_port, '/')) {
     return Bad("--target", absl::StrCat("'", value, "': ", example));
   }
-  int port = 0;
-  if (!absl::SimpleAtoi(host_port.substr(colon + 1), &port) || port < 1 || port > 65535) {
+  const std::optional<int> port = PortNumber(host_port.substr(colon + 1));
+  if (!port.has_value() || *port < 1) {
     return Bad("--target", absl::StrCat("'", value, "': the port must be a number from 1 to 65535"));
   }
   for (char c : spec.name) {
@@ -122,7 +171,12 @@ std::string LbServiceConfigJson(absl::string_view lb_policy) {
 
 absl::StatusOr<absl::Duration> ParseDurationFlag(absl::string_view flag, absl::string_view value) {
   double seconds;
-  if (absl::SimpleAtod(value, &seconds)) return absl::Seconds(seconds);
+  if (absl::SimpleAtod(value, &seconds)) {
+    // "nan" parses; absl::Seconds(NaN) is no duration at all. Infinities and values
+    // past absl's range (1e300) become InfiniteDuration, refused by the flag's range.
+    if (std::isnan(seconds)) return Bad(flag, absl::StrCat("'", value, "' is not a number of seconds"));
+    return absl::Seconds(seconds);
+  }
   absl::Duration d;
   if (absl::ParseDuration(value, &d)) return d;
   return Bad(flag, absl::StrCat("'", value, "' is not a duration: give seconds (5, 2.5) or a unit (500ms, 10s, 1m)"));
@@ -131,9 +185,8 @@ absl::StatusOr<absl::Duration> ParseDurationFlag(absl::string_view flag, absl::s
 absl::StatusOr<double> ParseRateFlag(absl::string_view value) {
   if (value.empty()) return 0.0;
   double rate;
-  if (!absl::SimpleAtod(value, &rate) || !(rate > 0)) {
-    return Bad("--rate", absl::StrCat("must be a positive number of requests per second (leave it out for a closed "
-                                      "loop), got '", value, "'"));
+  if (!absl::SimpleAtod(value, &rate) || !(rate >= kMinRate && rate <= kMaxRate)) {
+    return Bad("--rate", absl::StrCat(kRateRange, ", got '", value, "'"));
   }
   return rate;
 }
@@ -179,15 +232,7 @@ absl::Status ValidateLoadOptions(const LoadOptions& o) {
   for (const TargetSpec& t : o.targets) {
     if (!names.insert(t.name).second) return Bad("--target", absl::StrCat("name '", t.name, "' is given twice"));
   }
-  if (o.duration <= absl::ZeroDuration()) {
-    return Bad("--duration", absl::StrCat("must be positive, got ", absl::FormatDuration(o.duration)));
-  }
-  if (o.warmup < absl::ZeroDuration()) {
-    return Bad("--warmup", absl::StrCat("must be zero or positive, got ", absl::FormatDuration(o.warmup)));
-  }
-  if (o.align_start < absl::ZeroDuration() || o.align_start > absl::Hours(1)) {
-    return Bad("--align_start", absl::StrCat("must be from 0 (no wait) to 1h, got ", absl::FormatDuration(o.align_start)));
-  }
+  if (absl::Status times = ValidateTimes(o); !times.ok()) return times;
   if (o.rounds < 1 || o.rounds > 1000) return Bad("--rounds", absl::StrCat("must be from 1 to 1000, got ", o.rounds));
   if (o.concurrency < 1 || o.concurrency > 100000) {
     return Bad("--concurrency", absl::StrCat("must be from 1 to 100000, got ", o.concurrency));
@@ -204,10 +249,6 @@ absl::Status ValidateLoadOptions(const LoadOptions& o) {
   if (o.threads < 0 || o.threads > 256) {
     return Bad("--threads", absl::StrCat("must be from 1 to 256, or 0 for one per connection, got ", o.threads));
   }
-  if (!(o.rate >= 0) || o.rate > 1e7) {
-    return Bad("--rate", absl::StrCat("must be positive (requests per second; 0 or absent for a closed loop), got ",
-                                      o.rate));
-  }
   if (o.items > kMaxItemCount) {
     return Bad("--items", absl::StrCat("must be from 0 to ", kMaxItemCount, " (0 means the service default, ",
                                        kDefaultItemCount, "), got ", o.items));
@@ -218,17 +259,6 @@ absl::Status ValidateLoadOptions(const LoadOptions& o) {
   if (o.verify_every < 1) return Bad("--verify_every", absl::StrCat("must be 1 or more, got ", o.verify_every));
   if (!(o.max_error_rate >= 0 && o.max_error_rate <= 1)) {
     return Bad("--max_error_rate", absl::StrCat("must be a fraction from 0 to 1, got ", o.max_error_rate));
-  }
-  if (o.probe_deadline <= absl::ZeroDuration()) return Bad("--probe_deadline", "must be positive");
-  if (o.rpc_deadline <= absl::ZeroDuration()) {
-    return Bad("--timeout", absl::StrCat("must be positive, got ", absl::FormatDuration(o.rpc_deadline)));
-  }
-  if (o.total < 0 || o.total > 1'000'000'000) {
-    return Bad("--total", absl::StrCat("must be from 1 to 1000000000 calls (0 or absent: by --duration), got ",
-                                       o.total));
-  }
-  if (o.total > 0 && o.open_loop() && o.total / o.rate > 86400) {
-    return Bad("--total", "with --rate makes a window of more than a day (total / rate seconds)");
   }
   if (o.tls_cert_pem.empty() != o.tls_key_pem.empty()) {
     return Bad(o.tls_cert_pem.empty() ? "--tls_key" : "--tls_cert",

@@ -96,7 +96,7 @@ struct LoadOptions {
   // fast targets: with 2 connections, 2 threads raised the ceiling's req/s and lowered
   // the server's CPU per RPC (scripts/compare_h2load.sh, docs/load-client.md).
   int threads = 0;
-  // Requests per second; 0 means closed loop.
+  // Requests per second, 0.001 to 1e7; 0 means closed loop.
   double rate = 0;
   // The request: item_count, text profile, and a seed for its content.
   uint32_t items = 200;
@@ -143,7 +143,7 @@ struct LoadOptions {
 absl::StatusOr<std::pair<std::string, std::string>> ParseMetadataFlag(absl::string_view value);
 
 // "NAME=HOST:PORT" or "NAME=dns:///HOST:PORT" -> TargetSpec, or INVALID_ARGUMENT
-// naming --target.
+// naming --target. PORT is digits only, 1 to 65535 ("+80" and " 80" are refused).
 absl::StatusOr<TargetSpec> ParseTargetSpec(absl::string_view value);
 
 // Every --target value, parsed; values with the same name become one target with
@@ -166,11 +166,12 @@ std::string LbServiceConfigJson(absl::string_view lb_policy);
 absl::Time NextAlignedStart(absl::Time now, absl::Duration period);
 
 // A duration flag: "5" (seconds), "2.5s", "500ms", "1m". INVALID_ARGUMENT naming
-// `flag` otherwise. Negative values parse; ValidateLoadOptions judges them.
+// `flag` otherwise ("nan" too). Negative and infinite values ("inf", "1e300") parse;
+// ValidateLoadOptions judges them against the flag's range.
 absl::StatusOr<absl::Duration> ParseDurationFlag(absl::string_view flag, absl::string_view value);
 
-// --rate: "" (absent) is 0, a closed loop; otherwise a positive number of requests
-// per second, or INVALID_ARGUMENT naming --rate.
+// --rate: "" (absent) is 0, a closed loop; otherwise requests per second from 0.001
+// to 1e7, or INVALID_ARGUMENT naming --rate.
 absl::StatusOr<double> ParseRateFlag(absl::string_view value);
 
 // The --target values from the command line: "--target X", "--target=X" (and one
@@ -191,7 +192,10 @@ int ResolvedThreads(const LoadOptions& options);
 std::string DescribeWorkload(const LoadOptions& options);
 std::string DescribeWindow(const LoadOptions& options);
 
-// OK, or INVALID_ARGUMENT whose message starts with the offending flag ("--rate ...").
+// OK, or INVALID_ARGUMENT whose message starts with the offending flag ("--rate ...")
+// and says what it takes. The ranges: --duration 10ms to 24h, --warmup 0 to 24h,
+// --timeout and --probe_deadline above 0 and at most 1h, --rate 0.001 to 1e7 (0: a
+// closed loop), --align_start 0 to 1h.
 absl::Status ValidateLoadOptions(const LoadOptions& options);
 
 }  // namespace reco

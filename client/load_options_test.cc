@@ -2,7 +2,10 @@
 
 #include <algorithm>
 #include <functional>
+#include <limits>
 #include <thread>
+
+#include "absl/strings/str_cat.h"
 
 #include "gtest/gtest.h"
 
@@ -24,7 +27,10 @@ TEST(ParseTargetSpec, AcceptsNameEqualsHostPort) {
 
 TEST(ParseTargetSpec, RefusesMalformedValuesNamingTheFlag) {
   for (const char* bad : {"127.0.0.1:50051", "=127.0.0.1:1", "heap=127.0.0.1", "heap=127.0.0.1:0",
-                          "heap=127.0.0.1:70000", "heap=host:port", "he ap=127.0.0.1:1", "heap=:5"}) {
+                          "heap=127.0.0.1:70000", "heap=host:port", "he ap=127.0.0.1:1", "heap=:5",
+                          // SimpleAtoi reads these as 80: a port is digits only
+                          "heap=127.0.0.1:+80", "heap=127.0.0.1: 80", "heap=127.0.0.1:80 ", "heap=127.0.0.1:-1",
+                          "heap=127.0.0.1:000080"}) {
     absl::StatusOr<TargetSpec> t = ParseTargetSpec(bad);
     ASSERT_FALSE(t.ok()) << bad;
     EXPECT_EQ(t.status().code(), absl::StatusCode::kInvalidArgument);
@@ -142,18 +148,73 @@ TEST(ParseDurationFlag, TakesSecondsOrUnits) {
   EXPECT_EQ(*ParseDurationFlag("--duration", "5"), absl::Seconds(5));
   EXPECT_EQ(*ParseDurationFlag("--duration", "2.5"), absl::Milliseconds(2500));
   EXPECT_EQ(*ParseDurationFlag("--duration", "500ms"), absl::Milliseconds(500));
-  absl::StatusOr<absl::Duration> bad = ParseDurationFlag("--warmup", "soon");
-  ASSERT_FALSE(bad.ok());
-  EXPECT_NE(bad.status().message().find("--warmup"), std::string::npos);
+  for (const char* bad : {"soon", "nan", "NaN", "-nan"}) {
+    absl::StatusOr<absl::Duration> d = ParseDurationFlag("--warmup", bad);
+    ASSERT_FALSE(d.ok()) << bad << " parsed as " << *d;
+    EXPECT_EQ(d.status().message().rfind("--warmup '", 0), 0u) << d.status();
+  }
+  // Parsed, and left to ValidateLoadOptions's ranges (TimesAndRateHaveRanges).
+  for (const char* huge : {"inf", "1e300", "99999999999999999999"}) {
+    EXPECT_EQ(*ParseDurationFlag("--duration", huge), absl::InfiniteDuration()) << huge;
+  }
 }
 
-TEST(ParseRateFlag, AbsentIsClosedLoopAndNonPositiveIsRefused) {
+TEST(ParseRateFlag, AbsentIsClosedLoopAndOutOfRangeIsRefused) {
   EXPECT_EQ(*ParseRateFlag(""), 0.0);
   EXPECT_EQ(*ParseRateFlag("1500"), 1500.0);
-  for (const char* bad : {"0", "-3", "fast"}) {
+  EXPECT_EQ(*ParseRateFlag("0.001"), 0.001);
+  for (const char* bad : {"0", "-3", "fast", "1e-11", "0.0009", "1e8", "inf", "nan"}) {
     absl::StatusOr<double> r = ParseRateFlag(bad);
     ASSERT_FALSE(r.ok()) << bad;
-    EXPECT_NE(r.status().message().find("--rate"), std::string::npos);
+    // What it takes, not "0 or absent" when 0 is refused.
+    EXPECT_EQ(r.status().message(),
+              absl::StrCat("--rate must be from 0.001 to 10000000 requests per second (leave it out for a closed "
+                           "loop), got '", bad, "'"));
+  }
+}
+
+// The ranges of the flags that are times: a window of 10ms to 24h (1ns reported a QPS
+// of 1e9; inf and 1e300 seconds ran forever), a warm-up of up to 24h, a wait for one
+// answer of up to 1h; --rate from 0.001/s (1e-11 made the interval between calls
+// infinite). Each bound is taken, one step past it refused naming the flag.
+TEST(ValidateLoadOptions, TimesAndRateHaveRanges) {
+  const std::pair<std::function<void(LoadOptions*)>, const char*> good[] = {
+      {[](LoadOptions* o) { o->duration = absl::Milliseconds(10); }, "--duration 10ms"},
+      {[](LoadOptions* o) { o->duration = absl::Hours(24); }, "--duration 24h"},
+      {[](LoadOptions* o) { o->warmup = absl::Hours(24); }, "--warmup 24h"},
+      {[](LoadOptions* o) { o->rpc_deadline = absl::Hours(1); }, "--timeout 1h"},
+      {[](LoadOptions* o) { o->probe_deadline = absl::Hours(1); }, "--probe_deadline 1h"},
+      {[](LoadOptions* o) { o->rate = 0.001; }, "--rate 0.001"},
+      {[](LoadOptions* o) { o->rate = 1e7; }, "--rate 1e7"},
+  };
+  for (const auto& [mutate, what] : good) {
+    LoadOptions o = Valid();
+    mutate(&o);
+    EXPECT_TRUE(ValidateLoadOptions(o).ok()) << what << ": " << ValidateLoadOptions(o);
+  }
+  const std::pair<std::function<void(LoadOptions*)>, const char*> bad[] = {
+      {[](LoadOptions* o) { o->duration = absl::Nanoseconds(1); }, "--duration must be from 10ms to 24h, got 1ns"},
+      {[](LoadOptions* o) { o->duration = absl::Milliseconds(9); }, "--duration must be from 10ms to 24h, got 9ms"},
+      {[](LoadOptions* o) { o->duration = absl::Hours(24) + absl::Nanoseconds(1); }, "--duration"},
+      {[](LoadOptions* o) { o->duration = absl::InfiniteDuration(); }, "--duration must be from 10ms to 24h, got inf"},
+      {[](LoadOptions* o) { o->warmup = absl::Hours(25); }, "--warmup must be from 0 to 24h, got 25h"},
+      {[](LoadOptions* o) { o->warmup = absl::InfiniteDuration(); }, "--warmup"},
+      {[](LoadOptions* o) { o->rpc_deadline = absl::Hours(1) + absl::Seconds(1); },
+       "--timeout must be positive and at most 1h, got 1h1s"},
+      {[](LoadOptions* o) { o->rpc_deadline = absl::InfiniteDuration(); }, "--timeout"},
+      {[](LoadOptions* o) { o->probe_deadline = absl::InfiniteDuration(); }, "--probe_deadline must be positive and at most 1h"},
+      {[](LoadOptions* o) { o->probe_deadline = absl::ZeroDuration(); }, "--probe_deadline"},
+      {[](LoadOptions* o) { o->rate = 1e-11; }, "--rate must be from 0.001 to 10000000 requests per second"},
+      {[](LoadOptions* o) { o->rate = 0.0009; }, "--rate"},
+      {[](LoadOptions* o) { o->rate = std::numeric_limits<double>::quiet_NaN(); }, "--rate"},
+      {[](LoadOptions* o) { o->rate = std::numeric_limits<double>::infinity(); }, "--rate"},
+  };
+  for (const auto& [mutate, flag] : bad) {
+    LoadOptions o = Valid();
+    mutate(&o);
+    absl::Status s = ValidateLoadOptions(o);
+    ASSERT_FALSE(s.ok()) << flag;
+    EXPECT_EQ(s.message().rfind(flag, 0), 0u) << s;
   }
 }
 

@@ -18,13 +18,13 @@
 //
 // Exit status: 0 success; 2 bad flags, or a merge input missing, unreadable, not a
 // reco_load report or from another run; 3 a target unreachable or answering wrongly;
-// 4 errors above --max_error_rate; 5 a report file could not be written (its directory
-// is checked before the load: a missing one is a bad flag, exit 2); 6 with
-// --fail_on_disturbed, a measured round was disturbed (client/noise_guard.h), after
-// every report was written; 7 a --require not met (client/requirement.h), after every
-// report was written and only when none of 4, 5 or 6 applies: each of those says the
-// figures themselves are suspect, which comes before what they show. A run with
-// disturbed rounds ends with one line saying so.
+// 4 errors above --max_error_rate; 5 a report file could not be written (its path is
+// checked before the load: a directory, or a directory missing or not writable, is a
+// bad flag, exit 2); 6 with --fail_on_disturbed, a measured round was disturbed
+// (client/noise_guard.h), after every report was written; 7 a --require not met
+// (client/requirement.h), after every report was written and only when none of 4, 5
+// or 6 applies: each of those says the figures themselves are suspect, which comes
+// before what they show. A run with disturbed rounds ends with one line saying so.
 #include <malloc.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -57,8 +57,9 @@
 ABSL_FLAG(std::vector<std::string>, target, {},
           "NAME=HOST:PORT of a server to drive; repeatable (or comma-separated). The first is the baseline. A name "
           "given again adds a replica to that target; NAME=dns:///HOST:PORT is every address HOST resolves to.");
-ABSL_FLAG(std::string, duration, "5s", "Measured time per target and round: seconds (5) or with a unit (500ms, 1m).");
-ABSL_FLAG(std::string, warmup, "1s", "Unrecorded load before each measured window.");
+ABSL_FLAG(std::string, duration, "5s",
+          "Measured time per target and round, 10ms to 24h: seconds (5) or with a unit (500ms, 1m).");
+ABSL_FLAG(std::string, warmup, "1s", "Unrecorded load before each measured window, 0 to 24h.");
 ABSL_FLAG(std::string, align_start, "0",
           "Distributed load: after the probes, wait until the wall clock is at a multiple of this (e.g. 30s) "
           "before the first warm-up, so that load processes started together measure together. 0: at once.");
@@ -76,21 +77,24 @@ ABSL_FLAG(std::string, grpc_poll_strategy, "auto",
           "gRPC's poller (GRPC_POLL_STRATEGY, set before gRPC starts): poll (each thread polls its own "
           "connections; cheaper per reply), epoll1 (gRPC's Linux default), default (leave the environment "
           "alone), or auto: poll, unless a target spreads its calls over backends with round_robin (epoll1).");
-ABSL_FLAG(std::string, rate, "", "Requests per second: an open loop at a constant rate. Absent: a closed loop.");
+ABSL_FLAG(std::string, rate, "",
+          "Requests per second, 0.001 to 10000000: an open loop at a constant rate. Absent: a closed loop.");
 ABSL_FLAG(int64_t, items, 200, "Items per response, 0 to 10000 (0: the service default, 200).");
 ABSL_FLAG(std::string, profile, "realistic", "Text profile: 'realistic' or 'compact' (every string <= 15 bytes).");
 ABSL_FLAG(uint64_t, seed, 1, "Seed of the requests' content.");
 ABSL_FLAG(int32_t, variants, 4, "Distinct requests (user ids, seeds) cycled through, 1 to 64.");
 ABSL_FLAG(int32_t, verify_every, 64, "Compare one response in this many byte for byte with the builder's.");
 ABSL_FLAG(double, max_error_rate, 0, "Fail (exit 4) when errors exceed this fraction of requests.");
-ABSL_FLAG(std::string, probe_deadline, "3s", "How long each target may take to answer the probe before any load.");
-ABSL_FLAG(std::string, json, "", "Write the full report as JSON to this file.");
+ABSL_FLAG(std::string, probe_deadline, "3s",
+          "How long each target may take to answer the probe before any load (at most 1h).");
+ABSL_FLAG(std::string, json, "", "Write the full report as JSON to this file (not a directory).");
 ABSL_FLAG(std::string, csv, "", "Write the figures as CSV (one row per target and round) to this file.");
 ABSL_FLAG(std::string, html, "", "Write a self-contained HTML report (inline SVG charts) to this file.");
 ABSL_FLAG(std::string, write_request, "",
           "Write the first request of the run, gRPC-framed (for h2load -d), to this file and exit without load.");
 ABSL_FLAG(std::string, tls_ca, "",
-          "PEM file of the roots to trust; when given, every target is dialled with TLS (grpc::SslCredentials).");
+          "PEM file of the roots to trust (at least one certificate); when given, every target is dialled with TLS "
+          "(grpc::SslCredentials).");
 ABSL_FLAG(std::string, tls_server_name, "",
           "With --tls_ca: the name checked against the server certificate instead of the target's host.");
 ABSL_FLAG(std::string, tls_cert, "", "With --tls_ca: PEM certificate chain of this client (mutual TLS); needs --tls_key.");
@@ -111,7 +115,7 @@ ABSL_FLAG(std::vector<std::string>, metadata, {}, "KEY=VALUE sent as metadata wi
 ABSL_FLAG(int64_t, total, 0,
           "Calls per target and round in the measured window, instead of --duration (with --rate: a window of "
           "total/rate seconds).");
-ABSL_FLAG(std::string, timeout, "10s", "Deadline of each call.");
+ABSL_FLAG(std::string, timeout, "10s", "Deadline of each call (at most 1h).");
 ABSL_FLAG(bool, fail_on_disturbed, false,
           "Exit 6 (after writing every report) when other processes disturbed any measured round: for CI that "
           "must not publish figures from a busy machine. Without it such a run exits 0 with a summary line.");
@@ -129,6 +133,32 @@ int Fail(int code, const std::string& message) {
 }
 
 // Flags -> LoadOptions, or the first bad flag.
+// --tls_ca, --tls_server_name, --tls_cert and --tls_key into `o`. The PEM files are
+// judged as reco_server judges its own (rpc/pem_file.h): gRPC takes any bytes, and a
+// handshake that cannot succeed then blamed the target.
+absl::Status ReadTlsFlags(reco::LoadOptions* o) {
+  o->tls_server_name = absl::GetFlag(FLAGS_tls_server_name);
+  const std::string tls_ca = absl::GetFlag(FLAGS_tls_ca);
+  if (!tls_ca.empty()) {
+    absl::StatusOr<std::string> pem = reco::ReadPemFile("--tls_ca", tls_ca);
+    if (!pem.ok()) return pem.status();
+    if (absl::Status s = reco::CheckPemCertificate({"--tls_ca", tls_ca, *pem}); !s.ok()) return s;
+    o->tls_ca_pem = *std::move(pem);
+  } else if (!o->tls_server_name.empty()) {
+    return absl::InvalidArgumentError("--tls_server_name needs --tls_ca (it only applies to TLS)");
+  }
+  const std::string tls_cert = absl::GetFlag(FLAGS_tls_cert), tls_key = absl::GetFlag(FLAGS_tls_key);
+  for (auto [flag, path, out] : {std::tuple{"--tls_cert", tls_cert, &o->tls_cert_pem},
+                                 std::tuple{"--tls_key", tls_key, &o->tls_key_pem}}) {
+    if (path.empty()) continue;
+    absl::StatusOr<std::string> pem = reco::ReadPemFile(flag, path);
+    if (!pem.ok()) return pem.status();
+    *out = *std::move(pem);
+  }
+  if (o->tls_cert_pem.empty() || o->tls_key_pem.empty()) return absl::OkStatus();  // half a pair: Validate's
+  return reco::CheckTlsKeyPair({"--tls_cert", tls_cert, o->tls_cert_pem}, {"--tls_key", tls_key, o->tls_key_pem});
+}
+
 absl::StatusOr<reco::LoadOptions> OptionsFromFlags(const std::vector<std::string>& target_values,
                                                     const std::vector<std::string>& metadata_values) {
   reco::LoadOptions o;
@@ -167,21 +197,7 @@ absl::StatusOr<reco::LoadOptions> OptionsFromFlags(const std::vector<std::string
   o.verify_every = absl::GetFlag(FLAGS_verify_every);
   o.variants = absl::GetFlag(FLAGS_variants);
   o.max_error_rate = absl::GetFlag(FLAGS_max_error_rate);
-  o.tls_server_name = absl::GetFlag(FLAGS_tls_server_name);
-  if (!absl::GetFlag(FLAGS_tls_ca).empty()) {
-    absl::StatusOr<std::string> pem = reco::ReadPemFile("--tls_ca", absl::GetFlag(FLAGS_tls_ca));
-    if (!pem.ok()) return pem.status();
-    o.tls_ca_pem = *std::move(pem);
-  } else if (!o.tls_server_name.empty()) {
-    return absl::InvalidArgumentError("--tls_server_name needs --tls_ca (it only applies to TLS)");
-  }
-  for (auto [flag, path, out] : {std::tuple{"--tls_cert", absl::GetFlag(FLAGS_tls_cert), &o.tls_cert_pem},
-                                 std::tuple{"--tls_key", absl::GetFlag(FLAGS_tls_key), &o.tls_key_pem}}) {
-    if (path.empty()) continue;
-    absl::StatusOr<std::string> pem = reco::ReadPemFile(flag, path);
-    if (!pem.ok()) return pem.status();
-    *out = *std::move(pem);
-  }
+  if (absl::Status tls = ReadTlsFlags(&o); !tls.ok()) return tls;
   for (const std::string& value : metadata_values) {
     absl::StatusOr<std::pair<std::string, std::string>> pair = reco::ParseMetadataFlag(value);
     if (!pair.ok()) return pair.status();
@@ -211,15 +227,21 @@ reco::CallFlags CallFlagsFromFlags(int argc, char** argv, reco::RequestData::For
   return f;
 }
 
-// --json, --csv and --html name files written after the whole load: a directory that
-// is missing or not writable is a bad flag found now, not after minutes of load.
+// --json, --csv and --html name files written after the whole load, --write_request
+// one written instead of the load: a path that is a directory, or whose directory is
+// missing or not writable, is a bad flag found now, not after minutes of load. Run by
+// `merge` too, before it reads its inputs.
 absl::Status CheckReportPaths() {
   for (auto [flag, path] : {std::pair{"--json", absl::GetFlag(FLAGS_json)}, std::pair{"--csv", absl::GetFlag(FLAGS_csv)},
-                            std::pair{"--html", absl::GetFlag(FLAGS_html)}}) {
+                            std::pair{"--html", absl::GetFlag(FLAGS_html)},
+                            std::pair{"--write_request", absl::GetFlag(FLAGS_write_request)}}) {
     if (path.empty()) continue;
+    struct stat info;
+    if (stat(path.c_str(), &info) == 0 && S_ISDIR(info.st_mode)) {
+      return absl::InvalidArgumentError(absl::StrCat(flag, " ", path, ": a directory, not a file"));
+    }
     const size_t slash = path.rfind('/');
     const std::string dir = slash == std::string::npos ? "." : slash == 0 ? "/" : path.substr(0, slash);
-    struct stat info;
     int error = 0;
     if (stat(dir.c_str(), &info) != 0) {
       error = errno;
@@ -267,6 +289,9 @@ bool PrintRequirements(const reco::RunReport& report) {
 int Merge(const std::vector<std::string>& files, const std::string& command_line,
           const std::vector<std::string>& require_values) {
   if (files.empty()) return Fail(2, "merge: give the JSON reports to merge (reco_load merge A.json B.json ...)");
+  if (absl::Status paths = CheckReportPaths(); !paths.ok()) {
+    return Fail(2, absl::StrCat("merge: ", paths.message(), " (see --help)"));
+  }
   std::vector<reco::NamedReport> inputs;
   for (const std::string& f : files) {
     absl::StatusOr<reco::RunReport> r = reco::ReadReportFile(f);

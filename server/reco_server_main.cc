@@ -221,8 +221,12 @@ void ReadTlsFlags(reco::ServerOptions* o) {
     return;
   }
   if (!absl::GetFlag(FLAGS_tls_client_ca).empty()) {
-    absl::StatusOr<std::string> pem = reco::ReadPemFile("--tls_client_ca", absl::GetFlag(FLAGS_tls_client_ca));
+    const std::string path = absl::GetFlag(FLAGS_tls_client_ca);
+    absl::StatusOr<std::string> pem = reco::ReadPemFile("--tls_client_ca", path);
     if (!pem.ok()) BadFlag(std::string(pem.status().message()));
+    // gRPC takes any bytes as roots; then every client's handshake fails.
+    absl::Status roots = reco::CheckPemCertificate({"--tls_client_ca", path, *pem});
+    if (!roots.ok()) BadFlag(std::string(roots.message()));
     o->tls_client_ca_pem = *std::move(pem);
   }
   // Only the flag and path reach stderr; the PEM text stays in memory.

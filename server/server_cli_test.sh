@@ -85,6 +85,26 @@ done
 grep -q -- "--target " "$tmp/probe_help.out" || fail "reco_probe --help does not describe --target"
 echo "ok: --help"
 
+# reco_probe's bad flags exit 2 naming the flag, before any call: gRPC dialled
+# 127.0.0.1:99999 as port 34463, :-1, :+80 and :10x as other ports, and an empty
+# --target filled stderr with its DNS errors -- each exit 1, as if the server were down.
+expect_probe_bad_flag() {  # TEXT ARGS...
+  local text=$1
+  shift
+  timeout 30 "$probe" "$@" >"$tmp/probe_bad.out" 2>"$tmp/probe_bad.err"
+  local rc=$?
+  [ "$rc" = 2 ] || fail "reco_probe $* exited $rc, want 2: $(cat "$tmp/probe_bad.err")"
+  grep -q -- "$text" "$tmp/probe_bad.err" || fail "reco_probe $*: stderr lacks '$text': $(cat "$tmp/probe_bad.err")"
+  [ "$(wc -l <"$tmp/probe_bad.err")" = 1 ] || fail "reco_probe $*: more than its one line: $(cat "$tmp/probe_bad.err")"
+}
+for port in 99999 -1 abc 10x +80 " 80" 0 ""; do
+  expect_probe_bad_flag "--target=127.0.0.1:$port: port '$port' is not in 1-65535" --target="127.0.0.1:$port"
+done
+expect_probe_bad_flag "--target= is not HOST:PORT" --target=
+expect_probe_bad_flag "--target=127.0.0.1 is not HOST:PORT" --target=127.0.0.1
+expect_probe_bad_flag "--deadline must be positive and at most 1h, got inf" --deadline=inf
+echo "ok: reco_probe's bad flags"
+
 start_reco_server --stderr "$tmp/a.err" "$tmp/a.out" "$server" --mode heap || fail "reco_server did not start"
 busy_port=$SERVER_PORT
 "$server" --listen "127.0.0.1:$busy_port" >"$tmp/busy.out" 2>"$tmp/busy.err"

@@ -35,6 +35,8 @@ expect_bad_flag "--tls_key $tmp/junk.pem: not a PEM private key" --tls_cert "$tm
 expect_bad_flag "--tls_key $tmp/good.crt: not a PEM private key" --tls_cert "$tmp/good.crt" --tls_key "$tmp/good.crt"
 expect_bad_flag "--tls_key $tmp/other.key is not the key of the certificate in --tls_cert $tmp/good.crt" \
   --tls_cert "$tmp/good.crt" --tls_key "$tmp/other.key"
+expect_bad_flag "--tls_client_ca $tmp/junk.pem: no PEM certificate in it" \
+  --tls_cert "$tmp/good.crt" --tls_key "$tmp/good.key" --tls_client_ca "$tmp/junk.pem"
 # An expired certificate: self-signed by `openssl ca`, the one command of OpenSSL 3.0
 # that takes an end date in the past.
 mkdir "$tmp/ca" && touch "$tmp/ca/index.txt" && echo 01 >"$tmp/ca/serial"
@@ -51,6 +53,16 @@ grep -q -- "--tls_cert " "$tmp/help.out" && grep -q -- "--tls-cert" "$tmp/help.o
 "$probe" --tls_ca "$tmp/missing.pem" >"$tmp/p.out" 2>&1
 rc=$?
 [ "$rc" = 2 ] && grep -q -- "--tls_ca $tmp/missing.pem: cannot read" "$tmp/p.out" || fail "probe --tls_ca missing: $rc $(cat "$tmp/p.out")"
+# Roots that are not PEM (gRPC took them; every handshake then failed, exit 1), and a
+# directory (it read as "the file is empty").
+"$probe" --tls_ca "$tmp/junk.pem" >"$tmp/p.out" 2>&1
+rc=$?
+[ "$rc" = 2 ] && grep -q -- "--tls_ca $tmp/junk.pem: no PEM certificate in it" "$tmp/p.out" ||
+  fail "probe --tls_ca junk: $rc $(cat "$tmp/p.out")"
+"$probe" --tls_ca "$tmp" >"$tmp/p.out" 2>&1
+rc=$?
+[ "$rc" = 2 ] && grep -q -- "--tls_ca $tmp: a directory, not a file" "$tmp/p.out" ||
+  fail "probe --tls_ca DIR: $rc $(cat "$tmp/p.out")"
 echo "ok: bad TLS flags"
 
 start_reco_server --stderr "$tmp/s.err" "$tmp/s.out" "$server" --tls_cert "$tmp/good.crt" --tls_key "$tmp/good.key" ||

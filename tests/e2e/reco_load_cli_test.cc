@@ -57,16 +57,30 @@ TEST(ClientCli, BadFlagsAreNamedAndSendNoLoad) {
       {"--target", "--target 127.0.0.1:50051"},
       {"--target", "--target heap=127.0.0.1"},
       {"--target", "--target heap=127.0.0.1:99999"},
+      {"--target", "--target heap=127.0.0.1:+80"},  // SimpleAtoi's sign: dialled port 80
       {"--target", "--duration 1"},  // no target at all
       {"--duration", target + " --duration 0"},
       {"--duration", target + " --duration -2s"},
       {"--duration", target + " --duration soon"},
+      // Times without an end ran forever, printing nothing; 1ns reported QPS 1e9.
+      {"--duration must be from 10ms to 24h, got inf", target + " --duration inf"},
+      {"--duration 'nan' is not a number of seconds", target + " --duration nan"},
+      {"--duration must be from 10ms to 24h, got inf", target + " --duration 1e300"},
+      {"--duration must be from 10ms to 24h, got inf", target + " --duration 99999999999999999999"},
+      {"--duration must be from 10ms to 24h, got 25h", target + " --duration 25h"},
+      {"--duration must be from 10ms to 24h, got 1ns", target + " --duration 1ns"},
+      {"--warmup must be from 0 to 24h, got inf", target + " --warmup inf"},
+      {"--timeout must be positive and at most 1h, got inf", target + " --timeout inf"},
+      {"--timeout must be positive and at most 1h, got 2h", target + " --timeout 2h"},
+      {"--probe_deadline must be positive and at most 1h, got inf", target + " --probe_deadline 1e300"},
       {"--warmup", target + " --warmup -1"},
       {"--align_start", target + " --align_start -30s"},
       {"--align_start", target + " --align_start 2h"},
       {"--align_start", target + " --align_start later"},
       {"--rate", target + " --rate 0"},
       {"--rate", target + " --rate -100"},
+      // An interval of inf between calls: ~20,000 calls sent at once, then a spin.
+      {"--rate must be from 0.001 to 10000000 requests per second", target + " --rate 1e-11"},
       {"--concurrency", target + " --concurrency 0"},
       {"--concurrency", target + " --concurrency -4"},
       {"--connections", target + " --connections 0"},
@@ -87,6 +101,14 @@ TEST(ClientCli, BadFlagsAreNamedAndSendNoLoad) {
       {"--json /nonexistent/x.json", target + " --json /nonexistent/x.json"},
       {"--csv /etc/hostname/x.csv", target + " --csv /etc/hostname/x.csv"},  // a file, not a directory
       {"--html /nonexistent/r.html", target + " --html /nonexistent/r.html"},
+      // A directory given as a file: was found only after the load (exit 5).
+      {"--json /etc: a directory, not a file", target + " --json /etc"},
+      {"--write_request /etc: a directory, not a file", target + " --write_request /etc"},
+      // TLS roots that are not PEM: gRPC took them, and every handshake failed (exit 3).
+      {"--tls_ca /etc/passwd: no PEM certificate in it", target + " --tls_ca /etc/passwd"},
+      {"--tls_ca /etc: a directory, not a file", target + " --tls_ca /etc"},  // was "the file is empty"
+      // merge checks its output paths before reading its inputs.
+      {"merge: --json /nonexistent/m.json: cannot write there", "merge /nonexistent/a.json --json /nonexistent/m.json"},
   };
   for (const Case& c : cases) {
     Outcome o = RunReco(c.args);
@@ -187,6 +209,13 @@ TEST(ClientCli, GoodRunExitsZeroAndWritesEveryReport) {
     std::stringstream text;
     text << f.rdbuf();
     EXPECT_GT(text.str().size(), 100u) << path;
+  }
+  // merge of a good report: a --json that cannot be written is a bad flag (exit 2),
+  // found before the merge, not after it (was exit 5, not naming the flag).
+  for (const std::string& out : {std::string("/nonexistent/m.json"), dir}) {
+    Outcome merged = RunReco(absl::StrCat("merge ", json, " --json ", out));
+    EXPECT_EQ(merged.exit_code, 2) << out << ": " << merged.output;
+    EXPECT_NE(merged.output.find("merge: --json " + out), std::string::npos) << merged.output;
   }
   for (const std::string& path : {json, csv, html}) std::remove(path.c_str());
 }

@@ -36,6 +36,16 @@ expect_load 3 "TLS" --target "$target" "${short[@]}" --tls_ca "$tmp/good.crt" --
 echo "ok: no --tls_ca, another CA, a wrong name: exit 3 in $(( $(date +%s) - start )) s"
 
 expect_load 2 "--tls_ca $tmp/missing.pem: cannot read" --target "$target" "${short[@]}" --tls_ca "$tmp/missing.pem"
+# Files that are read but wrong, judged as reco_server judges its own (rpc/pem_file.h):
+# gRPC took them, logged its errors, and the run blamed the target (exit 3).
+echo "not a certificate" >"$tmp/junk.pem"
+expect_load 2 "--tls_ca $tmp/junk.pem: no PEM certificate in it" --target "$target" "${short[@]}" \
+  --tls_ca "$tmp/junk.pem"
+expect_load 2 "--tls_ca $tmp: a directory, not a file" --target "$target" "${short[@]}" --tls_ca "$tmp"
+expect_load 2 "--tls_cert $tmp/junk.pem: no PEM certificate in it" --target "$target" "${short[@]}" \
+  --tls_ca "$tmp/good.crt" --tls_cert "$tmp/junk.pem" --tls_key "$tmp/good.key"
+expect_load 2 "--tls_key $tmp/other.key is not the key of the certificate in --tls_cert $tmp/good.crt" \
+  --target "$target" "${short[@]}" --tls_ca "$tmp/good.crt" --tls_cert "$tmp/good.crt" --tls_key "$tmp/other.key"
 expect_load 2 "--tls_server_name needs --tls_ca" --target "$target" "${short[@]}" --tls_server_name localhost
 expect_load 2 "--tls_cert needs --tls_key" --target "$target" "${short[@]}" --tls_ca "$tmp/good.crt" \
   --tls_cert "$tmp/good.crt"
