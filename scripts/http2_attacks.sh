@@ -1,14 +1,16 @@
 #!/usr/bin/env bash
 # The HTTP/2 attacks of docs/reliability.md ("The HTTP/2 stack"), long variant: for
 # every memory mode and every attack of tests/hostile/h2_attacks.py (rapid_reset,
-# continuation, small_continuations, endless_value), a fresh reco_server on 127.0.0.1:0, the attack for
+# unacked_streams, continuation, small_continuations, endless_value), a fresh
+# reco_server on 127.0.0.1:0, the attack for
 # SECONDS (default 10), then one table row of what the server paid. Prints the
 # markdown table on stdout; each run's JSON goes to OUT_DIR (default a temporary one).
 #   scripts/http2_attacks.sh [SECONDS [OUT_DIR]]
 # Env: RECO_SERVER (default build/server/reco_server), MODES, ATTACKS, SERVER_FLAGS
 # (extra reco_server flags, e.g. "--max_concurrent_streams 1"), SETTLE (seconds after
-# the attack before the "after" figures, default 2), MAX_STREAMS (rapid_reset's cap,
-# default 200000: each reset stream can hold ~15-30 KiB until the server catches up),
+# the attack before the "after" figures, default 2), MAX_STREAMS (rapid_reset's and
+# unacked_streams' cap, default 200000: each reset stream can hold ~15-30 KiB until
+# the server catches up, each held unacknowledged one ~12 KiB),
 # MAX_BYTES (the header floods' cap, default 1 GiB: 1.51 may buffer all of it),
 # EDGE=1 (each server behind the shipped edge, edge/nghttpx.conf: the attack and the
 # probes go through it, reconnecting each time it closes a connection; the figures
@@ -22,7 +24,7 @@ out=${2:-$(mktemp -d)}
 mkdir -p "$out"
 server=${RECO_SERVER:-$root/build/server/reco_server}
 modes=${MODES:-heap reuse arena arena_pool fragments}
-attacks=${ATTACKS:-rapid_reset continuation small_continuations endless_value}
+attacks=${ATTACKS:-rapid_reset unacked_streams continuation small_continuations endless_value}
 [ -x "$server" ] || { echo "no $server: run scripts/build.sh first" >&2; exit 1; }
 . "$root/scripts/lib/reco_servers.sh"
 trap 'stop_reco_servers || true' EXIT

