@@ -192,7 +192,7 @@ TEST_P(HostileDisconnectTest, HostileAndCorrectTrafficMixed) {
   ExpectWhole(*server_, channel_.get(), "mixed hostile and correct traffic");
 }
 
-INSTANTIATE_TEST_SUITE_P(Modes, HostileDisconnectTest, ::testing::ValuesIn(RequestServingModes()), ModeName);
+INSTANTIATE_TEST_SUITE_P(Modes, HostileDisconnectTest, ::testing::ValuesIn(ModesAndApis()), ModeName);
 
 }  // namespace
 }  // namespace reco::hostile

@@ -104,7 +104,7 @@ TEST_P(HostileLimitsTest, UnknownFieldsAreIgnored) {
   ExpectWhole(*server_, channel_.get(), "an unknown field");
 }
 
-INSTANTIATE_TEST_SUITE_P(Modes, HostileLimitsTest, ::testing::ValuesIn(RequestServingModes()), ModeName);
+INSTANTIATE_TEST_SUITE_P(Modes, HostileLimitsTest, ::testing::ValuesIn(ModesAndApis()), ModeName);
 
 }  // namespace
 }  // namespace reco::hostile

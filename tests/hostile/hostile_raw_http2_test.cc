@@ -68,7 +68,12 @@ TEST_P(HostileRawHttp2Test, TruncatedGrpcFrameIsRefused) {
   nlohmann::json j = Run("truncated_frame");
   // No whole message arrived: refused as bytes that are not a request (in fragments,
   // "no request message arrived"; it used to be served the all-defaults reply).
-  EXPECT_EQ(GrpcStatus(j), static_cast<int>(NotARequestCode(GetParam()))) << j.dump();
+  // Through the async API no handler sees such a call, fragments' raw one included:
+  // gRPC answers INTERNAL "Unable to parse request" itself.
+  const int expected = GetParam() == absl::StrCat("fragments", kAsyncSuffix)
+                           ? static_cast<int>(grpc::StatusCode::INTERNAL)
+                           : static_cast<int>(NotARequestCode(GetParam()));
+  EXPECT_EQ(GrpcStatus(j), expected) << j.dump();
   EXPECT_EQ(j.value("message_hex", ""), "") << j.dump();
   ExpectWhole(*server_, channel_.get(), "a truncated gRPC frame");
 }
@@ -137,7 +142,9 @@ TEST_P(HostileRawHttp2Test, OddHeadersAreAnsweredAndTheServerServesOn) {
       {"metadata_16k", {kOk}},
       {"metadata_64k", {kOk}},         // one header: 1.51 takes it (CONTINUATION floods: section 6)
       {"metadata_500_headers", {kOk}},
-      {"binary_metadata_not_base64", {kUnavailable}},  // "Failed parsing HTTP/2": the connection closes
+      // "Failed parsing HTTP/2": the connection closes, and the stream's answer races
+      // that (a reset seen about 1 in 12 through the async API).
+      {"binary_metadata_not_base64", {kUnavailable, kReset}},
       {"reserved_grpc_status", {kOk}},
   };
   const std::string expected_hex = absl::BytesToHexString(ExpectedForRawClient());
@@ -173,7 +180,7 @@ TEST_P(HostileRawHttp2Test, BytesThatAreNotHttp2CloseTheConnection) {
   ExpectWhole(*server_, channel_.get(), "an HTTP/1.1 request and garbage");
 }
 
-INSTANTIATE_TEST_SUITE_P(Modes, HostileRawHttp2Test, ::testing::ValuesIn(RequestServingModes()), ModeName);
+INSTANTIATE_TEST_SUITE_P(Modes, HostileRawHttp2Test, ::testing::ValuesIn(ModesAndApis()), ModeName);
 
 }  // namespace
 }  // namespace reco::hostile

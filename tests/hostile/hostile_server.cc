@@ -49,8 +49,7 @@ uint64_t RestingLeases(const RecoServer& server) {
 
 std::vector<std::string> ModesAndApis() {
   std::vector<std::string> modes = RequestServingModes();
-  for (MemoryMode memory : AllMemoryModes()) modes.push_back(absl::StrCat(MemoryModeName(memory), kAsyncSuffix));
-  modes.push_back(absl::StrCat("fragments", kAsyncSuffix));
+  for (const std::string& mode : RequestServingModes()) modes.push_back(absl::StrCat(mode, kAsyncSuffix));
   return modes;
 }
 

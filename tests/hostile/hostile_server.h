@@ -49,8 +49,9 @@ inline constexpr size_t kMaxIdle = 16;
 // the callback API.
 inline constexpr char kAsyncSuffix[] = "_async";
 inline constexpr int kAsyncThreads = 2;
-// RequestServingModes(), then each of them through the async API: the parameters of
-// the tests that attack every request-serving mode and API.
+// RequestServingModes(), then each of them through the async API (arena_alias and
+// fragments included): the parameters of the tests that attack every request-serving
+// mode and API.
 std::vector<std::string> ModesAndApis();
 // `options` set to serve in `mode`, one of RequestServingModes() (ParseServingMode),
 // optionally with kAsyncSuffix; a test failure for any other name.
