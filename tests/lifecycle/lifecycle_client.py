@@ -156,11 +156,17 @@ def gzip_bomb(port, mib):
     print(json.dumps(out))
 
 
-def hold(port, conns):
+def hold(port, conns, h2=0):
+    """Opens CONNS connections and holds them until a line on stdin. With h2=1 each
+    sends the HTTP/2 preface and an empty SETTINGS frame, so gRPC takes it as a
+    connection that starts no call (held until --max_connection_idle)."""
     socks = []
     for _ in range(conns):
         try:
-            socks.append(socket.create_connection(("127.0.0.1", port), timeout=5))
+            s = socket.create_connection(("127.0.0.1", port), timeout=5)
+            if h2:
+                s.sendall(b"PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n" + b"\x00\x00\x00\x04\x00\x00\x00\x00\x00")
+            socks.append(s)
         except OSError:
             break
     print(f"held {len(socks)}", flush=True)
