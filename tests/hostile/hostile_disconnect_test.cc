@@ -14,6 +14,8 @@
 
 #include <gtest/gtest.h>
 
+#include "absl/strings/str_cat.h"
+#include "absl/synchronization/mutex.h"
 #include "core/request.h"
 #include "proto/reco.grpc.pb.h"
 #include "core/test_util.h"
@@ -149,6 +151,8 @@ TEST_P(HostileDisconnectTest, HostileAndCorrectTrafficMixed) {
   // exact while the pool is churned by the rest.
   constexpr int kRounds = 40;
   std::atomic<int> wrong{0}, failed{0};
+  absl::Mutex first_failure_mu;
+  std::string first_failure;  // the first failed call's status, for the message
   std::vector<std::thread> threads;
   for (int t = 0; t < 4; ++t) {
     threads.emplace_back([&, t] {
@@ -159,8 +163,12 @@ TEST_P(HostileDisconnectTest, HostileAndCorrectTrafficMixed) {
           case 0: {
             v1::RecommendRequest r = Request(50, v1::TEXT_PROFILE_REALISTIC, round * 4 + t);
             Reply reply = CallBytes(channel.get(), r.SerializeAsString(), absl::Seconds(60));
-            if (!reply.status.ok()) ++failed;
-            else if (reply.bytes != ExpectedBytes(r)) ++wrong;
+            if (!reply.status.ok()) {
+              absl::MutexLock lock(&first_failure_mu);
+              if (failed++ == 0) {
+                first_failure = absl::StrCat(reply.status.error_code(), " ", reply.status.error_message());
+              }
+            } else if (reply.bytes != ExpectedBytes(r)) ++wrong;
             break;
           }
           case 1:
@@ -187,7 +195,7 @@ TEST_P(HostileDisconnectTest, HostileAndCorrectTrafficMixed) {
     });
   }
   for (auto& t : threads) t.join();
-  EXPECT_EQ(failed.load(), 0);
+  EXPECT_EQ(failed.load(), 0) << "the first: " << first_failure;
   EXPECT_EQ(wrong.load(), 0);
   ExpectWhole(*server_, channel_.get(), "mixed hostile and correct traffic");
 }
