@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
 #include "core/reply_memory.h"
 #include "core/response_builder.h"
 #include "google/protobuf/util/message_differencer.h"
@@ -195,11 +196,14 @@ TEST_P(ServerRpcTest, ShutdownFinishesRpcsInFlight) {
   const std::string expected = testing::ExpectedBytes(big);
   constexpr int kInFlight = 4;
   std::atomic<int> completed{0};
+  std::vector<std::string> outcomes(kInFlight);  // each call's, for the failure message
   std::vector<std::thread> clients;
   for (int i = 0; i < kInFlight; ++i) {
-    clients.emplace_back([&] {
+    clients.emplace_back([&, i] {
       testing::RawReply reply = CallRaw(channel.get(), big, absl::Seconds(30));
       if (reply.status.ok() && reply.bytes == expected) ++completed;
+      outcomes[i] = reply.status.ok() ? (reply.bytes == expected ? "OK" : "OK, wrong bytes")
+                                      : absl::StrCat(reply.status.error_code(), " ", reply.status.error_message());
     });
   }
   // Wait until the server's handler has taken all of them (each reserves its reply in
@@ -215,7 +219,7 @@ TEST_P(ServerRpcTest, ShutdownFinishesRpcsInFlight) {
   server->Shutdown(absl::Seconds(20));
   server->Wait();
   for (std::thread& t : clients) t.join();
-  EXPECT_EQ(completed.load(), kInFlight);
+  EXPECT_EQ(completed.load(), kInFlight) << absl::StrJoin(outcomes, "; ");
   EXPECT_FALSE(CheckHealth(target, "", absl::Milliseconds(500)).ok());
 }
 
