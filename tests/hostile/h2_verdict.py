@@ -47,10 +47,9 @@ def direct(d, attack, sanitized):
     a, s, af = d["attack"], d["server"], d["after"]
     problems = recovered(d, "the server")
     if af["alive"]:
-        if attack == "rapid_reset":
+        if attack in ("rapid_reset", "unacked_streams"):
             bound = s["rss_before_bytes"] + 64 * MiB + a["streams_sent"] * 64 * KiB
-        elif attack == "unacked_streams":
-            bound = s["rss_before_bytes"] + 64 * MiB + a["streams_sent"] * 64 * KiB
+        if attack == "unacked_streams":
             if s["rss_peak_sampled_bytes"] > bound and not sanitized:
                 problems.append(f"RSS peaked at {s['rss_peak_sampled_bytes'] / MiB:.0f} MiB > bound {bound / MiB:.0f} MiB")
             if a["streams_sent"] <= 256 or a["rst_stream_received"] or a["goaway"] or a["closed_by_server"]:
