@@ -49,6 +49,10 @@ def direct(d, attack, sanitized):
     if af["alive"]:
         if attack in ("rapid_reset", "unacked_streams"):
             bound = s["rss_before_bytes"] + 64 * MiB + a["streams_sent"] * 64 * KiB
+        elif attack == "continuation":
+            bound = s["rss_before_bytes"] + 32 * MiB
+        else:
+            bound = s["rss_before_bytes"] + 64 * MiB + 4 * a["bytes_sent"]
         if attack == "unacked_streams":
             if s["rss_peak_sampled_bytes"] > bound and not sanitized:
                 problems.append(f"RSS peaked at {s['rss_peak_sampled_bytes'] / MiB:.0f} MiB > bound {bound / MiB:.0f} MiB")
@@ -57,13 +61,10 @@ def direct(d, attack, sanitized):
                                 f"than 256) without refusing one; it sent {a['rst_stream_received']} RST_STREAM, "
                                 f"{a['goaway']} GOAWAY, closed: {a['closed_by_server']} (update section 6)")
         elif attack == "continuation":
-            bound = s["rss_before_bytes"] + 32 * MiB
             refused_by_status = any(code != 0 for code, _ in a["first_grpc_statuses"])
             if not (a["closed_by_server"] or a["rst_stream_received"] or a["goaway"] or refused_by_status):
                 problems.append("the server did not refuse the header list (no RST_STREAM, GOAWAY, "
                                 "error status or close within 10 s of the attack's end)")
-        else:
-            bound = s["rss_before_bytes"] + 64 * MiB + 4 * a["bytes_sent"]
         if af["rss_bytes"] > bound and not sanitized:
             problems.append(f"RSS after {af['rss_bytes'] / MiB:.0f} MiB > bound {bound / MiB:.0f} MiB")
     sent = f"{a['streams_sent']} streams" if "streams_sent" in a and a["streams_sent"] else f"{a['bytes_sent']} bytes"
