@@ -1,8 +1,11 @@
 #!/usr/bin/env bash
 # Does a mode's cost grow linearly with the reply? Server CPU per ITEM at 1,000 and
-# 10,000 items against its cost at 200, per mode, paired: each round runs 200, 1,000
-# and 10,000 items back to back (one reco_load run each, the modes interleaved), and
-# round r at N items is divided by round r at 200. 1.0 is linear; the issue's goals
+# 10,000 items against its cost at 200, per mode, paired: each round runs every mode
+# in turn, and each mode's sizes back to back (one reco_load run of that one target
+# per size), and round r at N items is divided by round r at 200. A pair is then
+# seconds apart, not a sweep of all the modes apart, so the shared machine's drift
+# between its two halves is small; the sizes go up in odd rounds and down in even
+# ones, so what drift remains hits both ends alike. 1.0 is linear; the issue's goals
 # (issue 25): fragments <= 1.1, arena_pool <= 1.2 at 10,000 items.
 #
 #   scripts/scaling.sh [BUILD_DIR]       (default: build)
@@ -10,7 +13,7 @@
 #        VARIANTS=4    reco_load's --variants: distinct requests cycled through
 #        PROFILE=realistic  reco_load's --profile (compact: every string in the reply
 #                      fits libstdc++'s small-string buffer, so an arena holds it all)
-#        JSON_DIR=DIR  keep the reports there (items-N-round-R.json) and scaling.json,
+#        JSON_DIR=DIR  keep the reports there (items-N-round-R-MODE.json) and scaling.json,
 #                      the per-item ratios (and each server phase's wall time per item,
 #                      to show where a mode grows) that docs/results/ keeps
 # MODES may include ceiling: a server per size, each serving that size's one reply,
@@ -24,7 +27,7 @@
 # reply budget (--max_connection_budget_share 1; by default a connection gets half, and
 # a closed loop's next call can arrive before the last one's reservation is returned):
 # every 10,000-item call is served, none refused. About ROUNDS x
-# (number of ITEMS) x (number of MODES) x (WARMUP + DURATION) seconds.
+# (number of ITEMS) x (number of MODES) x (WARMUP + DURATION + 1) seconds.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 . scripts/lib/measurement_start.sh
@@ -41,32 +44,35 @@ case $profile in realistic|compact) ;; *) echo "scaling: PROFILE: '$profile' is 
 require_reco_binaries "$build"
 measurement_work_dir work json_dir
 echo "machine before run: $(machine_load_line)"
-# The ceiling serves one fixed reply, so it has a server per size (ceiling_ports[N]);
-# the other modes one server for all sizes.
-targets=()
-declare -A ceiling_ports=()
+# The ceiling serves one fixed reply, so it has a server per size (ports[ceiling-N]);
+# the other modes one server for all sizes (ports[MODE]).
+declare -A ports=()
 for mode in $modes; do
   if [ "$mode" = ceiling ]; then
     for n in $items; do
       start_reco_server "$work/ceiling-$n.log" "$build/server/reco_server" --mode ceiling \
         --ceiling_items "$n" --ceiling_profile "$profile" --max_connection_budget_share 1 || exit 1
-      ceiling_ports[$n]=$SERVER_PORT
+      ports[ceiling-$n]=$SERVER_PORT
     done
     continue
   fi
   start_reco_server "$work/$mode.log" "$build/server/reco_server" --mode "$mode" \
     --max_connection_budget_share 1 || exit 1
-  targets+=(--target "$mode=127.0.0.1:$SERVER_PORT")
+  ports[$mode]=$SERVER_PORT
 done
+ascending=$items descending=$(printf '%s\n' $items | tac | paste -sd' ')
 for round in $(seq "$rounds"); do
-  for n in $items; do
-    echo "round $round/$rounds: $n items"
-    ceiling=()
-    [ -z "${ceiling_ports[$n]:-}" ] || ceiling=(--target "ceiling=127.0.0.1:${ceiling_ports[$n]}")
-    "$build/client/reco_load" "${ceiling[@]}" "${targets[@]}" --items "$n" --variants "$variants" \
-      --profile "$profile" --connections 1 --concurrency 4 --threads 1 \
-      --rounds 1 --duration "$seconds" --warmup "$warmup" --quiet --json "$json_dir/items-$n-round-$round.json" \
-      >"$work/load.txt" 2>&1 || { cat "$work/load.txt" >&2; exit 1; }
+  sizes=$ascending
+  [ $((round % 2)) -eq 1 ] || sizes=$descending
+  echo "round $round/$rounds: items $sizes"
+  for mode in $modes; do
+    for n in $sizes; do
+      port=${ports[$mode]:-${ports[ceiling-$n]:-}}
+      "$build/client/reco_load" --target "$mode=127.0.0.1:$port" --items "$n" --variants "$variants" \
+        --profile "$profile" --connections 1 --concurrency 4 --threads 1 --rounds 1 --duration "$seconds" \
+        --warmup "$warmup" --quiet --json "$json_dir/items-$n-round-$round-$mode.json" \
+        >"$work/load.txt" 2>&1 || { cat "$work/load.txt" >&2; exit 1; }
+    done
   done
 done
 /usr/bin/python3 scripts/lib/scaling_ratios.py "$json_dir" $items >"$json_dir/scaling.json"

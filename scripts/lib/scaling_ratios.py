@@ -3,7 +3,9 @@
     scaling_ratios.py DIR ITEMS...        prints scaling.json (to stdout)
     scaling_ratios.py --table FILE        prints a table of a scaling.json
 
-DIR holds items-N-round-R.json (reco_load reports, one round each). For each mode and
+DIR holds items-N-round-R-MODE.json (reco_load reports of one round and one target;
+scripts/scaling.sh writes one per mode and size) or items-N-round-R.json (one report of
+every target, as the runs kept from before it did). For each mode and
 each N but the first (the base, e.g. 200), the per-round ratio is
 (server CPU per RPC at N / N) / (server CPU per RPC at base / base), round r against
 round r; the summary is the median and min-max of those ratios. A round with a target
@@ -23,11 +25,27 @@ FIGURE = "server_cpu_us_per_rpc"
 PHASES = ("build", "serialize", "release")
 
 
+def window_start(report):
+    rounds = report["targets"][0]["rounds"] if report["targets"] else []
+    return rounds[0].get("window_start_unix_ms", 0) if rounds else 0
+
+
 def load_reports(directory):
-    reports = {}
+    """{(N, R): one report}: the reports of one size and round, each of its own target(s),
+    joined into one in the order they ran, so that the modes keep the order of MODES."""
+    parts = {}
     for path in Path(directory).glob("items-*-round-*.json"):
-        n, r = map(int, re.match(r"items-(\d+)-round-(\d+)\.json$", path.name).groups())
-        reports[(n, r)] = json.loads(path.read_text())
+        match = re.match(r"items-(\d+)-round-(\d+)(-[\w.]+)?\.json$", path.name)
+        if not match:
+            continue
+        key = (int(match.group(1)), int(match.group(2)))
+        parts.setdefault(key, []).append(json.loads(path.read_text()))
+    reports = {}
+    for key, found in parts.items():
+        found.sort(key=window_start)
+        joined = dict(found[0])
+        joined["targets"] = [t for report in found for t in report["targets"]]
+        reports[key] = joined
     return reports
 
 

@@ -13,13 +13,13 @@ from pathlib import Path
 HERE = Path(__file__).resolve().parent
 
 
-def report(items, cpu_us, build_ns=None):
+def report(items, cpu_us, build_ns=None, started_ms=0):
     """A reco_load report with one round per target; cpu_us: name -> server CPU per RPC or None;
     build_ns: a's mean build time per call (its serialize phase timed no call)."""
     targets = []
     for name, value in cpu_us.items():
         figures = {} if value is None else {"server_cpu_us_per_rpc": value}
-        target = {"name": name, "rounds": [{"figures": figures}]}
+        target = {"name": name, "rounds": [{"figures": figures, "window_start_unix_ms": started_ms}]}
         if name == "a" and build_ns is not None:
             target["server"] = {"build": {"latency": {"count": 10, "mean_ns": build_ns}},
                                 "serialize": {"latency": {"count": 0, "mean_ns": 0}}}
@@ -64,6 +64,19 @@ def main():
         assert rows["b"].endswith("n/a"), table
         phase_rows = {line.split()[0]: line.split()[1:] for line in lines[where + 1:]}
         assert phase_rows["a"] == ["2.00/-/-", "2.50/-/-"] and phase_rows["b"] == ["-/-/-", "-/-/-"], table
+    # scaling.sh's own layout: one report per size, round and mode. b ran before a in
+    # every round, so b comes first; a's pairs are the same as above.
+    with tempfile.TemporaryDirectory() as d:
+        for (n, r), cpu in rounds.items():
+            for order, name in enumerate(("b", "a")):
+                (Path(d) / f"items-{n}-round-{r}-{name}.json").write_text(
+                    json.dumps(report(n, {name: cpu[name]}, build_ns[(n, r)], started_ms=1000 * r + order)))
+        summary = json.loads(subprocess.run([sys.executable, HERE / "scaling_ratios.py", d, "200", "1000"],
+                                            capture_output=True, text=True, check=True).stdout)
+        assert list(summary["per_item_ratios"]) == ["b", "a"], summary["per_item_ratios"]
+        a = summary["per_item_ratios"]["a"]["1000"]
+        assert (a["min"], a["max"], a["rounds"]) == (1.0, 1.5, 2), a
+        assert summary["per_item_ratios"]["b"]["1000"] == {"rounds": 0}
     print("scaling_ratios_test: ok")
     return 0
 
