@@ -310,44 +310,18 @@ int Merge(const std::vector<std::string>& files, const std::string& command_line
   return met ? 0 : Fail(reco::kRequirementFailedExit, "a --require was not met (the reports are written)");
 }
 
-}  // namespace
+// What a load run needs once its flags are checked and its call resolved.
+struct CheckedRun {
+  reco::LoadOptions options;
+  std::vector<reco::Requirement> requirements;
+};
 
-int main(int argc, char** argv) {
-  // glibc moves its mmap and trim thresholds up as a process frees large blocks, so
-  // the client's cost per ~100 KB reply depended on what it had done before the load:
-  // building Recommend's expected replies raised them, a --call run did not and paid
-  // page faults on every reply (scripts/generic_call_cost.sh compares the two paths).
-  // Fixed thresholds (the dynamic ones' ceiling for mmap) make every run start alike.
-  // Other mallocs ignore mallopt.
-  mallopt(M_MMAP_THRESHOLD, 32 << 20);
-  mallopt(M_TRIM_THRESHOLD, 64 << 20);
-  const char* const usage =
-      "Drives gRPC servers and compares them (client latency and QPS, server allocations per RPC).\n"
-      "Usage: reco_load --target NAME=HOST:PORT [--target ...] [--duration 5s | --total N] [--rounds 3]\n"
-      "                 [--concurrency 16] [--rate REQ_PER_S] [--json FILE] [--csv FILE] [--html FILE]\n"
-      "                 [--tls_ca CA.pem [--tls_server_name NAME] [--tls_cert C.pem --tls_key K.pem]]\n"
-      "       Your own service: --call package.Service/Method [--proto FILE [--import_path DIR] | --protoset FILE]\n"
-      "                 [--data JSON | --data_file FILE [--data_format json|binary]] [--metadata KEY=VALUE ...]\n"
-      "                 types from the files, or from the server's reflection when neither is given\n"
-      "                 (docs/your-service.md). Without --call: reco.v1.Recommender, every reply checked.\n"
-      "       NAME given again adds a replica to that target (--lb_policy round_robin|pick_first);\n"
-      "       NAME=dns:///HOST:PORT is every address HOST resolves to (docs/load-client.md, \"Replicas\").\n"
-      "       --require 'TARGET/BASELINE FIGURE OP NUMBER' (repeatable): exit 7 unless every round's paired ratio\n"
-      "                 meets it, e.g. 'arena_pool/heap server_cpu_us_per_rpc <= 0.7' (docs/load-client.md, \"Requirements\").\n"
-      "       reco_load merge A.json B.json ... [--json FILE] [--csv FILE] [--html FILE] [--require ...]\n"
-      "                 merges the JSON reports of reco_load processes run AT THE SAME TIME against the same\n"
-      "                 servers: latency histograms add bucket by bucket, counts add, QPS is over the longest\n"
-      "                 window; the server side is not merged (docs/load-client.md, \"Distributed load\").";
-  const std::vector<std::string> target_values = reco::CollectTargetFlags(argc, argv);
-  const std::vector<std::string> metadata_values = reco::CollectRepeatedFlag(argc, argv, "metadata", false);
-  const std::vector<std::string> require_values = reco::CollectRepeatedFlag(argc, argv, "require", false);
-  const std::string command_line = absl::StrJoin(argv, argv + argc, " ");
-  std::vector<char*> rest = reco::ParseFlagsOrExit2(argc, argv, "reco_load", usage);
-  reco::ApplyMutexDeadlockDetectionFlag();  // before gRPC starts a thread
-  if (rest.size() > 1 && std::string(rest[1]) == "merge") {
-    return Merge(std::vector<std::string>(rest.begin() + 2, rest.end()), command_line, require_values);
-  }
-  if (rest.size() > 1) return Fail(2, absl::StrCat("unexpected argument '", rest[1], "' (see --help)"));
+// The load run's flags checked, gRPC's poller chosen and the call resolved (--call may
+// ask the server's reflection): 0, or the exit code after saying why (2: a bad flag;
+// 3: --call's server unreachable).
+int CheckRun(int argc, char** argv, const std::vector<std::string>& target_values,
+             const std::vector<std::string>& metadata_values, const std::vector<std::string>& require_values,
+             CheckedRun* run) {
   absl::StatusOr<reco::LoadOptions> options = OptionsFromFlags(target_values, metadata_values);
   if (!options.ok()) return Fail(2, absl::StrCat(options.status().message(), " (see --help)"));
   // The poller is chosen before anything starts gRPC (--call may ask the server's
@@ -364,40 +338,92 @@ int main(int argc, char** argv) {
   if (!requirements.ok()) return Fail(2, absl::StrCat(requirements.status().message(), " (see --help)"));
   absl::StatusOr<reco::RequestData::Format> format = reco::ParseDataFormat(absl::GetFlag(FLAGS_data_format));
   if (!format.ok()) return Fail(2, absl::StrCat(format.status().message(), " (see --help)"));
-  absl::StatusOr<reco::CallSpec> call =
-      reco::ResolveCall(CallFlagsFromFlags(argc, argv, *format), *options);
+  absl::StatusOr<reco::CallSpec> call = reco::ResolveCall(CallFlagsFromFlags(argc, argv, *format), *options);
   if (!call.ok()) {
     const bool unreachable = call.status().code() == absl::StatusCode::kUnavailable;
     return Fail(unreachable ? 3 : 2, absl::StrCat(call.status().message(), unreachable ? "" : " (see --help)"));
   }
   options->call = *std::move(call);
+  run->options = *std::move(options);
+  run->requirements = *std::move(requirements);
+  return 0;
+}
 
-  if (!absl::GetFlag(FLAGS_write_request).empty()) {
-    absl::Status written = reco::WriteFile(absl::GetFlag(FLAGS_write_request), reco::GrpcFramedRequest(*options));
-    return written.ok() ? 0 : Fail(5, std::string(written.message()));
-  }
+// Runs the load, prints and writes its reports, and gives the exit status (see the top
+// of this file for the order of 4, 5, 6 and 7).
+int RunAndReport(const CheckedRun& run, const std::string& command_line) {
   const bool show_progress = !absl::GetFlag(FLAGS_quiet) && isatty(STDERR_FILENO);
   reco::ProgressSink progress;
   if (show_progress) {
     progress = [](const std::string& line) { std::fprintf(stderr, "\r%-78s", line.c_str()); };
   }
-  absl::StatusOr<reco::RunReport> report = reco::RunLoad(*options, command_line, progress);
+  absl::StatusOr<reco::RunReport> report = reco::RunLoad(run.options, command_line, progress);
   if (show_progress) std::fprintf(stderr, "\r%-78s\r", "");
   if (!report.ok()) return Fail(3, std::string(report.status().message()));
 
-  report->requirements = reco::EvaluateRequirements(*requirements, *report);
+  report->requirements = reco::EvaluateRequirements(run.requirements, *report);
   const int written = PrintAndWrite(*report);
   const bool met = PrintRequirements(*report);
   if (written != 0) return written;
   const reco::NoiseSummary noise = reco::SummarizeNoise(*report);
   if (noise.disturbed > 0) std::fprintf(stderr, "reco_load: %s\n", reco::NoiseSummaryLine(noise).c_str());
-  if (report->error_rate() > options->max_error_rate) {
+  if (report->error_rate() > run.options.max_error_rate) {
     return Fail(4, absl::StrFormat("error rate %.4g is above --max_error_rate %g (see the warnings above)",
-                                   report->error_rate(), options->max_error_rate));
+                                   report->error_rate(), run.options.max_error_rate));
   }
   if (noise.disturbed > 0 && absl::GetFlag(FLAGS_fail_on_disturbed)) {
     return Fail(6, "--fail_on_disturbed: a measured round was disturbed (the reports are written)");
   }
   if (!met) return Fail(reco::kRequirementFailedExit, "a --require was not met (the reports are written)");
   return 0;
+}
+
+constexpr char kUsage[] =
+    "Drives gRPC servers and compares them (client latency and QPS, server allocations per RPC).\n"
+    "Usage: reco_load --target NAME=HOST:PORT [--target ...] [--duration 5s | --total N] [--rounds 3]\n"
+    "                 [--concurrency 16] [--rate REQ_PER_S] [--json FILE] [--csv FILE] [--html FILE]\n"
+    "                 [--tls_ca CA.pem [--tls_server_name NAME] [--tls_cert C.pem --tls_key K.pem]]\n"
+    "       Your own service: --call package.Service/Method [--proto FILE [--import_path DIR] | --protoset FILE]\n"
+    "                 [--data JSON | --data_file FILE [--data_format json|binary]] [--metadata KEY=VALUE ...]\n"
+    "                 types from the files, or from the server's reflection when neither is given\n"
+    "                 (docs/your-service.md). Without --call: reco.v1.Recommender, every reply checked.\n"
+    "       NAME given again adds a replica to that target (--lb_policy round_robin|pick_first);\n"
+    "       NAME=dns:///HOST:PORT is every address HOST resolves to (docs/load-client.md, \"Replicas\").\n"
+    "       --require 'TARGET/BASELINE FIGURE OP NUMBER' (repeatable): exit 7 unless every round's paired ratio\n"
+    "                 meets it, e.g. 'arena_pool/heap server_cpu_us_per_rpc <= 0.7' (docs/load-client.md, \"Requirements\").\n"
+    "       reco_load merge A.json B.json ... [--json FILE] [--csv FILE] [--html FILE] [--require ...]\n"
+    "                 merges the JSON reports of reco_load processes run AT THE SAME TIME against the same\n"
+    "                 servers: latency histograms add bucket by bucket, counts add, QPS is over the longest\n"
+    "                 window; the server side is not merged (docs/load-client.md, \"Distributed load\").";
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  // glibc moves its mmap and trim thresholds up as a process frees large blocks, so
+  // the client's cost per ~100 KB reply depended on what it had done before the load:
+  // building Recommend's expected replies raised them, a --call run did not and paid
+  // page faults on every reply (scripts/generic_call_cost.sh compares the two paths).
+  // Fixed thresholds (the dynamic ones' ceiling for mmap) make every run start alike.
+  // Other mallocs ignore mallopt.
+  mallopt(M_MMAP_THRESHOLD, 32 << 20);
+  mallopt(M_TRIM_THRESHOLD, 64 << 20);
+  const std::vector<std::string> target_values = reco::CollectTargetFlags(argc, argv);
+  const std::vector<std::string> metadata_values = reco::CollectRepeatedFlag(argc, argv, "metadata", false);
+  const std::vector<std::string> require_values = reco::CollectRepeatedFlag(argc, argv, "require", false);
+  const std::string command_line = absl::StrJoin(argv, argv + argc, " ");
+  std::vector<char*> rest = reco::ParseFlagsOrExit2(argc, argv, "reco_load", kUsage);
+  reco::ApplyMutexDeadlockDetectionFlag();  // before gRPC starts a thread
+  if (rest.size() > 1 && std::string(rest[1]) == "merge") {
+    return Merge(std::vector<std::string>(rest.begin() + 2, rest.end()), command_line, require_values);
+  }
+  if (rest.size() > 1) return Fail(2, absl::StrCat("unexpected argument '", rest[1], "' (see --help)"));
+  CheckedRun run;
+  if (const int code = CheckRun(argc, argv, target_values, metadata_values, require_values, &run); code != 0) {
+    return code;
+  }
+  if (!absl::GetFlag(FLAGS_write_request).empty()) {
+    absl::Status written = reco::WriteFile(absl::GetFlag(FLAGS_write_request), reco::GrpcFramedRequest(run.options));
+    return written.ok() ? 0 : Fail(5, std::string(written.message()));
+  }
+  return RunAndReport(run, command_line);
 }

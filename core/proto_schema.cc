@@ -172,11 +172,14 @@ absl::StatusOr<ProtoSchema> FromFileDescriptorProtos(std::vector<pb::FileDescrip
   return schema;
 }
 
-absl::StatusOr<ProtoSchema> LoadProtoFiles(const std::vector<std::string>& files,
-                                           const std::vector<std::string>& import_paths) {
-  if (files.empty()) return absl::InvalidArgumentError("--proto: no file given");
-  pb::compiler::DiskSourceTree tree;
-  std::vector<std::string> searched;
+namespace {
+
+// The source tree --proto's files are read from: every --import_path, then each file's
+// own directory, then the well-known types. Each file as found on disk goes to
+// disk_files, every directory mapped to searched (the error text names them).
+absl::Status MapSourceTree(const std::vector<std::string>& files, const std::vector<std::string>& import_paths,
+                           pb::compiler::DiskSourceTree& tree, std::vector<std::string>& disk_files,
+                           std::vector<std::string>& searched) {
   std::error_code error;
   for (const std::string& path : import_paths) {
     if (!fs::is_directory(path, error)) {
@@ -185,7 +188,6 @@ absl::StatusOr<ProtoSchema> LoadProtoFiles(const std::vector<std::string>& files
     searched.push_back(path);
     tree.MapPath("", Absolute(path));
   }
-  std::vector<std::string> disk_files;
   for (const std::string& given : files) {
     // A path on disk, or (as protoc and grpcurl take it) a name under an --import_path.
     std::string file = given;
@@ -205,26 +207,44 @@ absl::StatusOr<ProtoSchema> LoadProtoFiles(const std::vector<std::string>& files
   if (fs::exists(fs::path(kWellKnownTypesRoot) / "google/protobuf/descriptor.proto", error)) {
     tree.MapPath("", kWellKnownTypesRoot);
   }
+  return absl::OkStatus();
+}
 
+// `file`'s name in `tree` (the name its importers write), or why it has none.
+absl::StatusOr<std::string> VirtualName(pb::compiler::DiskSourceTree& tree, const std::string& file) {
+  std::string virtual_file, shadowing;
+  switch (tree.DiskFileToVirtualFile(Absolute(file), &virtual_file, &shadowing)) {
+    case pb::compiler::DiskSourceTree::SUCCESS:
+      return virtual_file;
+    case pb::compiler::DiskSourceTree::SHADOWED:
+      return absl::InvalidArgumentError(absl::StrCat("--proto ", file, ": its name \"", virtual_file, "\" finds ",
+                                                     shadowing, " first on the search path; reorder --import_path"));
+    case pb::compiler::DiskSourceTree::CANNOT_OPEN:
+      return absl::InvalidArgumentError(absl::StrCat("--proto ", file, ": cannot read it (", std::strerror(errno), ")"));
+    case pb::compiler::DiskSourceTree::NO_MAPPING:
+      break;
+  }
+  return absl::InvalidArgumentError(absl::StrCat("--proto ", file, ": not under any --import_path"));
+}
+
+}  // namespace
+
+absl::StatusOr<ProtoSchema> LoadProtoFiles(const std::vector<std::string>& files,
+                                           const std::vector<std::string>& import_paths) {
+  if (files.empty()) return absl::InvalidArgumentError("--proto: no file given");
+  pb::compiler::DiskSourceTree tree;
+  std::vector<std::string> disk_files, searched;
+  if (absl::Status mapped = MapSourceTree(files, import_paths, tree, disk_files, searched); !mapped.ok()) {
+    return mapped;
+  }
   ImportErrors errors;
   pb::compiler::Importer importer(&tree, &errors);
   std::set<std::string> seen;
   std::vector<pb::FileDescriptorProto> protos;
   for (const std::string& file : disk_files) {
-    std::string virtual_file, shadowing;
-    switch (tree.DiskFileToVirtualFile(Absolute(file), &virtual_file, &shadowing)) {
-      case pb::compiler::DiskSourceTree::SUCCESS:
-        break;
-      case pb::compiler::DiskSourceTree::SHADOWED:
-        return absl::InvalidArgumentError(absl::StrCat("--proto ", file, ": its name \"", virtual_file,
-                                                       "\" finds ", shadowing,
-                                                       " first on the search path; reorder --import_path"));
-      case pb::compiler::DiskSourceTree::CANNOT_OPEN:
-        return absl::InvalidArgumentError(absl::StrCat("--proto ", file, ": cannot read it (", std::strerror(errno), ")"));
-      case pb::compiler::DiskSourceTree::NO_MAPPING:
-        return absl::InvalidArgumentError(absl::StrCat("--proto ", file, ": not under any --import_path"));
-    }
-    const pb::FileDescriptor* descriptor = importer.Import(virtual_file);
+    absl::StatusOr<std::string> virtual_file = VirtualName(tree, file);
+    if (!virtual_file.ok()) return virtual_file.status();
+    const pb::FileDescriptor* descriptor = importer.Import(*virtual_file);
     if (descriptor == nullptr || !errors.empty()) {
       return absl::InvalidArgumentError(absl::StrCat("--proto ", file, ": ", errors.Text(searched)));
     }

@@ -50,21 +50,10 @@ reco::v1::RecommendRequest Request(const std::string& user, uint32_t items, int 
   return r;
 }
 
-}  // namespace
-
-int main(int argc, char** argv) {
-  std::vector<char*> rest = reco::ParseFlagsOrExit2(argc, argv, "fuzz_corpus_writer",
-                                                     "Writes the fuzzers' seed corpus.\n  fuzz_corpus_writer --out=fuzz/corpus");
-  if (rest.size() > 1) {
-    std::fprintf(stderr, "fuzz_corpus_writer: unexpected argument '%s' (see --help)\n", rest[1]);
-    return reco::kBadFlagsExit;
-  }
-  const std::string out = absl::GetFlag(FLAGS_out);
-  mkdir(out.c_str(), 0755);
-  const std::string req_dir = out + "/request_handler_fuzz";
-  const std::string resp_dir = out + "/response_check_fuzz";
+// request_handler_fuzz: serialized RecommendRequests, valid ones, each limit and just
+// past it, an unknown enum value.
+bool WriteRequestSeeds(const std::string& dir) {
   bool ok = true;
-
   struct Seed { const char* name; reco::v1::RecommendRequest request; };
   const Seed seeds[] = {
       {"empty", {}},  // item_count 0: the default 200
@@ -75,8 +64,14 @@ int main(int argc, char** argv) {
       {"unknown_profile_7", Request("user-5", 5, 7, 1)},
       {"long_user_id", Request(std::string(300, 'u'), 2, 1, ~0ull)},
   };
-  for (const Seed& s : seeds) ok &= Write(req_dir, std::string(s.name) + ".bin", s.request.SerializeAsString());
+  for (const Seed& s : seeds) ok &= Write(dir, std::string(s.name) + ".bin", s.request.SerializeAsString());
+  return ok;
+}
 
+// response_check_fuzz: a slicing byte, then a variant's exact expected response or a
+// near miss.
+bool WriteResponseSeeds(const std::string& dir) {
+  bool ok = true;
   // Must match response_check_fuzz.cc's Requests().
   reco::v1::RecommendRequest shape;
   shape.set_item_count(3);
@@ -85,18 +80,21 @@ int main(int argc, char** argv) {
   for (int i = 0; i < set.size(); ++i) {
     // First byte: how response_check_fuzz slices the rest (0 = one slice).
     const char cuts = static_cast<char>(i == 0 ? 0 : 0x1b * i);
-    ok &= Write(resp_dir, "variant_" + std::to_string(i) + ".bin", cuts + set.expected_bytes(i));
+    ok &= Write(dir, "variant_" + std::to_string(i) + ".bin", cuts + set.expected_bytes(i));
   }
   std::string truncated = set.expected_bytes(0);
   truncated.resize(truncated.size() / 2);
-  ok &= Write(resp_dir, "truncated.bin", std::string(1, '\0') + truncated);
+  ok &= Write(dir, "truncated.bin", std::string(1, '\0') + truncated);
   std::string flipped = set.expected_bytes(1);
   flipped[flipped.size() / 3] ^= 1;
-  ok &= Write(resp_dir, "one_bit_off.bin", std::string(1, '\x05') + flipped);
+  ok &= Write(dir, "one_bit_off.bin", std::string(1, '\x05') + flipped);
+  return ok;
+}
 
-  // server_call_fuzz: server byte, shape byte (0 unary, N+1 a stream of N messages),
-  // path, metadata lines, an empty line, the message.
-  const std::string call_dir = out + "/server_call_fuzz";
+// server_call_fuzz: server byte, shape byte (0 unary, N+1 a stream of N messages),
+// path, metadata lines, an empty line, the message.
+bool WriteCallSeeds(const std::string& dir) {
+  bool ok = true;
   const std::string recommend = Request("user-6", 5, 1, 44).SerializeAsString();
   struct CallSeed { const char* name; char server; char shape; std::string path, metadata, message; };
   const CallSeed calls[] = {
@@ -111,10 +109,26 @@ int main(int argc, char** argv) {
       {"empty_path_ceiling", ServerIndex("ceiling"), 0, "//", "trace-bin:\x01\x02\n", ""},
   };
   for (const CallSeed& c : calls) {
-    ok &= Write(call_dir, std::string(c.name) + ".bin",
+    ok &= Write(dir, std::string(c.name) + ".bin",
                 std::string{c.server, c.shape} + c.path + "\n" + c.metadata + "\n" + c.message);
   }
+  return ok;
+}
 
+}  // namespace
+
+int main(int argc, char** argv) {
+  std::vector<char*> rest = reco::ParseFlagsOrExit2(argc, argv, "fuzz_corpus_writer",
+                                                     "Writes the fuzzers' seed corpus.\n  fuzz_corpus_writer --out=fuzz/corpus");
+  if (rest.size() > 1) {
+    std::fprintf(stderr, "fuzz_corpus_writer: unexpected argument '%s' (see --help)\n", rest[1]);
+    return reco::kBadFlagsExit;
+  }
+  const std::string out = absl::GetFlag(FLAGS_out);
+  mkdir(out.c_str(), 0755);
+  bool ok = WriteRequestSeeds(out + "/request_handler_fuzz");
+  ok &= WriteResponseSeeds(out + "/response_check_fuzz");
+  ok &= WriteCallSeeds(out + "/server_call_fuzz");
   if (!ok) {
     std::fprintf(stderr, "fuzz_corpus_writer: cannot write under --out=%s\n", out.c_str());
     return 1;

@@ -202,6 +202,19 @@ double Median(std::vector<double> v) {
   return n % 2 == 1 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
 }
 
+// Each option's median CPU per call, and its ratio to option a's, round r against
+// round r: median [min-max]. ns[option][round].
+void PrintSummary(const std::vector<char>& options, const std::vector<std::vector<double>>& ns) {
+  const size_t rounds = ns[0].size();
+  std::printf("option  median ns/call  ratio vs (a): median [min-max] over %zu rounds\n", rounds);
+  for (size_t i = 0; i < options.size(); ++i) {
+    std::vector<double> ratio;
+    for (size_t r = 0; r < rounds; ++r) ratio.push_back(ns[i][r] / ns[0][r]);
+    std::printf("%c       %9.0f        x%.2f [%.2f-%.2f]\n", options[i], Median(ns[i]), Median(ratio),
+                *std::min_element(ratio.begin(), ratio.end()), *std::max_element(ratio.begin(), ratio.end()));
+  }
+}
+
 int Main() {
   const std::string mode = absl::GetFlag(FLAGS_mode);
   std::vector<char> options;
@@ -254,13 +267,7 @@ int Main() {
     for (size_t i = 0; i < options.size(); ++i) std::printf(" %c=%.0f", options[i], ns[i].back());
     std::printf(" (ns/call)\n");
   }
-  std::printf("option  median ns/call  ratio vs (a): median [min-max] over %d rounds\n", rounds);
-  for (size_t i = 0; i < options.size(); ++i) {
-    std::vector<double> ratio;
-    for (int r = 0; r < rounds; ++r) ratio.push_back(ns[i][r] / ns[0][r]);
-    std::printf("%c       %9.0f        x%.2f [%.2f-%.2f]\n", options[i], Median(ns[i]), Median(ratio),
-                *std::min_element(ratio.begin(), ratio.end()), *std::max_element(ratio.begin(), ratio.end()));
-  }
+  PrintSummary(options, ns);
   for (Target& t : targets) {
     if (t.server) t.server->Shutdown(std::chrono::system_clock::now() + std::chrono::seconds(10));
   }

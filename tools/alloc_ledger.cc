@@ -118,6 +118,40 @@ int RunUserMessage(const std::vector<std::string>& import_paths, const reco::Mes
   return 0;
 }
 
+// --modes, --cycles, --warmup_responses and --initial_block_bytes into `options`: ""
+// when they are good, else what is wrong with which flag.
+std::string LedgerOptionsFromFlags(reco::LedgerOptions* options) {
+  options->modes.clear();
+  options->fragments = false;
+  for (absl::string_view name : absl::StrSplit(absl::GetFlag(FLAGS_modes), ',')) {
+    reco::MemoryMode mode;
+    if (name == reco::kFragmentsLedgerName) {
+      options->fragments = true;
+    } else if (name == reco::kArenaAliasLedgerName) {
+      options->arena_alias = true;
+    } else if (reco::ParseMemoryMode(name, &mode)) {
+      options->modes.push_back(mode);
+    } else {
+      return "--modes: unknown mode '" + std::string(name) +
+             "'; the modes are heap, reuse, arena, arena_pool, arena_alias, fragments";
+    }
+  }
+  options->cycles = absl::GetFlag(FLAGS_cycles);
+  if (options->cycles < 1 || options->cycles > 100000) {
+    return "--cycles must be between 1 and 100000, got " + std::to_string(options->cycles);
+  }
+  options->warmup_responses = absl::GetFlag(FLAGS_warmup_responses);
+  if (options->warmup_responses < 0 || options->warmup_responses > 1000) {
+    return "--warmup_responses must be between 0 and 1000, got " + std::to_string(options->warmup_responses);
+  }
+  const int64_t block = absl::GetFlag(FLAGS_initial_block_bytes);
+  if (block < 1024 || block > (int64_t{1} << 30)) {
+    return "--initial_block_bytes must be between 1024 and 1073741824, got " + std::to_string(block);
+  }
+  options->store.initial_block_bytes = static_cast<size_t>(block);
+  return "";
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -148,34 +182,7 @@ int main(int argc, char** argv) {
     return Fail("--profile must be 'realistic' or 'compact', got '" + absl::GetFlag(FLAGS_profile) + "'");
   }
   reco::LedgerOptions options;
-  options.modes.clear();
-  options.fragments = false;
-  for (absl::string_view name : absl::StrSplit(absl::GetFlag(FLAGS_modes), ',')) {
-    reco::MemoryMode mode;
-    if (name == reco::kFragmentsLedgerName) {
-      options.fragments = true;
-    } else if (name == reco::kArenaAliasLedgerName) {
-      options.arena_alias = true;
-    } else if (reco::ParseMemoryMode(name, &mode)) {
-      options.modes.push_back(mode);
-    } else {
-      return Fail("--modes: unknown mode '" + std::string(name) +
-                  "'; the modes are heap, reuse, arena, arena_pool, arena_alias, fragments");
-    }
-  }
-  options.cycles = absl::GetFlag(FLAGS_cycles);
-  if (options.cycles < 1 || options.cycles > 100000) {
-    return Fail("--cycles must be between 1 and 100000, got " + std::to_string(options.cycles));
-  }
-  options.warmup_responses = absl::GetFlag(FLAGS_warmup_responses);
-  if (options.warmup_responses < 0 || options.warmup_responses > 1000) {
-    return Fail("--warmup_responses must be between 0 and 1000, got " + std::to_string(options.warmup_responses));
-  }
-  const int64_t block = absl::GetFlag(FLAGS_initial_block_bytes);
-  if (block < 1024 || block > (int64_t{1} << 30)) {
-    return Fail("--initial_block_bytes must be between 1024 and 1073741824, got " + std::to_string(block));
-  }
-  options.store.initial_block_bytes = static_cast<size_t>(block);
+  if (const std::string bad = LedgerOptionsFromFlags(&options); !bad.empty()) return Fail(bad);
   const std::string format = absl::GetFlag(FLAGS_format);
   if (format != "text" && format != "json") {
     return Fail("--format must be 'text' or 'json', got '" + format + "'");
