@@ -117,6 +117,8 @@ TEST(ReportReader, ReadsBackTheClientSideExactly) {
   EXPECT_EQ(back.environment.started_utc, "2026-12-01T10:00:00Z");
   EXPECT_EQ(back.environment.client_poller, r.environment.client_poller);
   EXPECT_FALSE(back.environment.client_poller.empty());
+  EXPECT_EQ(back.environment.cpu_signature, r.environment.cpu_signature);
+  EXPECT_FALSE(back.environment.cpu_signature.empty()) << "the machines this runs on are x86";
   EXPECT_EQ(back.warnings, r.warnings);
   for (int t = 0; t < kTargets; ++t) {
     ExpectSameClient(back.targets[t].client, r.targets[t].client, "total");

@@ -426,6 +426,7 @@ void EnvironmentToProto(const RunEnvironment& e, v1::ReportEnvironment* out) {
   out->set_protobuf_version(e.protobuf_version);
   out->set_grpc_version(e.grpc_version);
   out->set_cpu_model(e.cpu_model);
+  out->set_cpu_signature(e.cpu_signature);
   out->set_cpus(e.cpus);
   out->set_client_malloc(e.client_malloc);
   out->set_client_poller(e.client_poller);
@@ -440,6 +441,7 @@ RunEnvironment EnvironmentFromProto(const v1::ReportEnvironment& in) {
   e.protobuf_version = in.protobuf_version();
   e.grpc_version = in.grpc_version();
   e.cpu_model = in.cpu_model();
+  e.cpu_signature = in.cpu_signature();
   e.cpus = in.cpus();
   e.client_malloc = in.client_malloc();
   e.client_poller = in.client_poller();

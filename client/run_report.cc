@@ -28,19 +28,35 @@ std::pair<double, double> TargetResult::QpsRange() const {
   return {lo, hi};
 }
 
+CpuIdentity ReadCpuIdentity(std::istream& cpuinfo) {
+  // Only the first processor's block: every CPU of a VM reports the same.
+  std::string model, family, model_number, stepping, line;
+  while (std::getline(cpuinfo, line) && !absl::StripAsciiWhitespace(line).empty()) {
+    const size_t colon = line.find(':');
+    if (colon == std::string::npos) continue;
+    const absl::string_view key = absl::StripAsciiWhitespace(absl::string_view(line).substr(0, colon));
+    const std::string value(absl::StripAsciiWhitespace(absl::string_view(line).substr(colon + 1)));
+    if (key == "model name") model = value;
+    if (key == "cpu family") family = value;
+    if (key == "model") model_number = value;
+    if (key == "stepping") stepping = value;
+  }
+  CpuIdentity id;
+  id.model = model;
+  if (!family.empty() && !model_number.empty() && !stepping.empty()) {
+    id.signature = absl::StrCat("family ", family, " model ", model_number, " stepping ", stepping);
+  }
+  return id;
+}
+
 RunEnvironment RunEnvironment::Current(const std::string& command_line) {
   RunEnvironment e;
   e.protobuf_version = google::protobuf::internal::VersionString(GOOGLE_PROTOBUF_VERSION);
   e.grpc_version = grpc::Version();
   std::ifstream cpuinfo("/proc/cpuinfo");
-  std::string line;
-  while (std::getline(cpuinfo, line)) {
-    if (absl::StartsWith(line, "model name")) {
-      size_t colon = line.find(':');
-      if (colon != std::string::npos) e.cpu_model = std::string(absl::StripAsciiWhitespace(line.substr(colon + 1)));
-      break;
-    }
-  }
+  CpuIdentity cpu = ReadCpuIdentity(cpuinfo);
+  e.cpu_model = cpu.model;
+  e.cpu_signature = cpu.signature;
   e.cpus = static_cast<int>(sysconf(_SC_NPROCESSORS_ONLN));
   e.client_malloc = AllocationCounter::MallocLabel();
   const char* poller = std::getenv("GRPC_POLL_STRATEGY");

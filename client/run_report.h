@@ -19,6 +19,7 @@
 #ifndef ARENA_GRPC_CLIENT_RUN_REPORT_H_
 #define ARENA_GRPC_CLIENT_RUN_REPORT_H_
 
+#include <istream>
 #include <optional>
 #include <string>
 #include <utility>
@@ -59,10 +60,20 @@ struct TargetResult {
   std::pair<double, double> QpsRange() const;
 };
 
+// The CPU as /proc/cpuinfo names it: "model name", and "family F model M stepping S"
+// when the first processor's block has all three (x86), else an empty signature.
+struct CpuIdentity {
+  std::string model;
+  std::string signature;
+};
+CpuIdentity ReadCpuIdentity(std::istream& cpuinfo);
+
 struct RunEnvironment {
   std::string protobuf_version;
   std::string grpc_version;
   std::string cpu_model;   // /proc/cpuinfo "model name"
+  // "family F model M stepping S" from /proc/cpuinfo (CpuSignature), or empty.
+  std::string cpu_signature;
   int cpus = 0;
   std::string client_malloc;
   // GRPC_POLL_STRATEGY when the run started (reco_load sets it from

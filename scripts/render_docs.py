@@ -252,7 +252,8 @@ def render_ledger(fig, profile, mode, phase):
 
 
 def render_machine(fig, run):
-    return fig.run(run)["environment"]["cpu_model"]
+    env = fig.run(run)["environment"]
+    return env["cpu_model"] + (f" ({env['cpu_signature']})" if env.get("cpu_signature") else "")
 
 
 def render_date(fig, run):

@@ -119,12 +119,18 @@ def variants_line(parameters):
     return f"{parameters.get('variants', 4)} request variants, {parameters.get('profile', 'realistic')} text"
 
 
+def cpu_line(environment):
+    """The CPU's model name, with its family/model/stepping when the report has them."""
+    signature = environment.get("cpu_signature")
+    return environment["cpu_model"] + (f", {signature}" if signature else "")
+
+
 def table(summary):
     items = summary["parameters"]["items"]
     base = summary["parameters"]["base_items"]
     print(f"server CPU per item, against its cost at {base} items (median [min-max] of "
           f"{summary['parameters']['rounds']} paired rounds; {variants_line(summary['parameters'])}; "
-          f"{summary['environment']['cpu_model']}):")
+          f"{cpu_line(summary['environment'])}):")
     print("mode".ljust(12) + "".join(f"{n:>26}" for n in items))
     for mode, by_items in summary["per_item_ratios"].items():
         base_us = summary["per_item_us"][mode][str(base)]
