@@ -74,6 +74,12 @@ RUNS = {
     "scaling-v64": ("amd-epyc-2026-12-03/scaling-v64-12r/scaling.json.gz",
                     'VARIANTS=64 ROUNDS=12 MODES="ceiling heap arena_pool arena_alias fragments" '
                     'scripts/scaling.sh'),
+    "scaling-v64-second-vm": ("amd-epyc-2026-12-04/scaling-v64-12r/scaling.json.gz",
+                              'VARIANTS=64 ROUNDS=12 MODES="ceiling heap arena_pool arena_alias fragments" '
+                              'scripts/scaling.sh (each mode\'s sizes back to back)'),
+    "scaling-v64-second-vm-earlier": ("amd-epyc-2026-12-04/scaling-v64-12r-earlier/scaling.json.gz",
+                                      'VARIANTS=64 ROUNDS=12 MODES="ceiling heap arena_pool arena_alias fragments" '
+                                      'scripts/scaling.sh (the same VM, before reports named the CPU signature)'),
     "scaling-v64-before-prefetch": ("amd-epyc-2026-12-03/scaling-v64-12r-before-prefetch/scaling.json.gz",
                                     'VARIANTS=64 ROUNDS=12 MODES="ceiling heap arena_pool arena_alias fragments" '
                                     'scripts/scaling.sh (before fragments read ahead)'),
