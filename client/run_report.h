@@ -72,7 +72,7 @@ struct RunEnvironment {
   std::string protobuf_version;
   std::string grpc_version;
   std::string cpu_model;   // /proc/cpuinfo "model name"
-  // "family F model M stepping S" from /proc/cpuinfo (CpuSignature), or empty.
+  // "family F model M stepping S" from /proc/cpuinfo (ReadCpuIdentity), or empty.
   std::string cpu_signature;
   int cpus = 0;
   std::string client_malloc;
