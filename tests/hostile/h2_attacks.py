@@ -27,7 +27,9 @@ ATTACK is one of
 While the attack runs, a normal gRPC client (python3-grpcio, its own connection)
 calls Recommend every --probe_interval with a --probe_deadline, and a sampler reads
 the server's CPU time and VmRSS from /proc/PID. ServerStats (reset at the start) gives
-the window's peak RSS and the store's leases. Prints one JSON object; see REPORT
+the window's peak RSS and the store's leases. The "after" figures are read --settle
+seconds after the attack, and, while RSS is over before + 32 MiB, up to --trim_wait
+seconds later (after.trim: the wait and the samples). Prints one JSON object; see REPORT
 below for its fields. The test (h2_attacks_test.sh) and scripts/http2_attacks.sh read it.
 
 Bounded by --seconds (at most 120) and --max_streams / --max_bytes; connects only to
@@ -405,6 +407,19 @@ def with_reconnects(attack, port, seconds, limit_key, limit):
     return report
 
 
+def wait_for_trim(sampler, quiet_rss, limit_s, step_s=0.25):
+    """Samples RSS until it is at most quiet_rss or limit_s has passed. Memory the
+    server freed stays in RSS until its trimmer (reco_server --trim_interval) hands it
+    back, a few of its intervals later: a bound read at once would judge the trimmer's
+    timing, not what the server holds. A server that holds the memory fails the bound
+    anyway, only limit_s later. Returns the seconds waited and the samples taken."""
+    t0, samples = time.monotonic(), [sampler.rss_bytes()]
+    while samples[-1] > quiet_rss and time.monotonic() - t0 < limit_s and sampler.alive():
+        time.sleep(step_s)
+        samples.append(sampler.rss_bytes())
+    return {"waited_s": time.monotonic() - t0, "rss_samples_bytes": samples, "limit_s": limit_s}
+
+
 def main():
     p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     p.add_argument("--port", type=int, required=True)
@@ -417,6 +432,9 @@ def main():
     p.add_argument("--probe_interval", type=float, default=0.2)
     p.add_argument("--probe_deadline", type=float, default=1.0)
     p.add_argument("--settle", type=float, default=1.0, help="seconds after the attack before the 'after' figures")
+    p.add_argument("--trim_wait", type=float, default=0.0,
+                   help="after --settle, seconds to wait at most for RSS to fall under before + 32 MiB "
+                        "(the server's trimmer returns freed memory to the OS on its own interval)")
     p.add_argument("--recover", type=float, default=30.0,
                    help="seconds to wait after the attack for a normal call to succeed")
     p.add_argument("--proto_dir", default=os.path.join(REPO, "proto"))
@@ -468,10 +486,11 @@ def main():
             break
         recovery["failed_calls"] += 1
     time.sleep(a.settle)
+    trim = wait_for_trim(sampler, rss_before + (32 << 20), a.trim_wait)
     sampler.stop.set()
     sampler.thread.join()
     alive = sampler.alive()
-    after = {"alive": alive, "recovery": recovery}
+    after = {"alive": alive, "recovery": recovery, "trim": trim}
     if alive:
         after["rss_bytes"] = sampler.rss_bytes()
         after["cpu_seconds"] = sampler.cpu_seconds() - cpu_before
