@@ -6,8 +6,16 @@
 #   (gtest_discover_tests), named NAME.Suite.Case, so `ctest -N` lists cases and
 #   `ctest -R NAME` still selects the whole binary.
 #
-# reco_add_script_test(NAME COMMAND cmd args... [LABELS label ...])
+# reco_add_script_test(NAME COMMAND cmd args... [LABELS label ...] [SERIAL])
 #   A script run by CTest (shell or Python), e.g. a CLI test against built binaries.
+#   SERIAL: it runs alone (RUN_SERIAL; see below).
+#
+# The suite runs in parallel (scripts/test.sh: ctest -j, one job per CPU). A test that
+# drives load over loopback with every CPU busy (the load scripts' short forms, the
+# floods, the HTTP/2 attacks, the machine deliberately disturbed) is SERIAL: beside
+# another test it would slow that test's servers and read its own figures (ratios,
+# the trimmer's timing) off a machine the suite is sharing. A test that bounds only its
+# own process's RSS needs no such care: another process does not move it.
 #
 # Labels that mean something (ctest -L / -LE):
 #   hostile  hostile and faulty clients against a real server (tests/hostile)
@@ -46,9 +54,12 @@ function(reco_add_test name)
 endfunction()
 
 function(reco_add_script_test name)
-  cmake_parse_arguments(ARG "" "" "COMMAND;LABELS" ${ARGN})
+  cmake_parse_arguments(ARG "SERIAL" "" "COMMAND;LABELS" ${ARGN})
   add_test(NAME ${name} COMMAND ${ARG_COMMAND})
   if(ARG_LABELS)
     set_tests_properties(${name} PROPERTIES LABELS "${ARG_LABELS}")
+  endif()
+  if(ARG_SERIAL)
+    set_tests_properties(${name} PROPERTIES RUN_SERIAL TRUE)
   endif()
 endfunction()

@@ -7,7 +7,8 @@
 #                              threading: core_tests, hostile_threads_test, the
 #                              patterns without a gRPC server, the canary; see
 #                              below why not gRPC's)
-# Extra arguments go to ctest, e.g. scripts/sanitize.sh asan -R hostile.
+# Extra arguments go to ctest, e.g. scripts/sanitize.sh asan -R hostile. Tests run one
+# ctest job per CPU, as in scripts/test.sh (CTEST_PARALLEL_LEVEL overrides).
 # BUILD_DIR overrides the build directory. Exits non-zero on any failure or report.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -48,7 +49,7 @@ if [ "$kind" = asan ]; then
   # is not ours; the same attacks straight at the server, h2_attacks_test, run here.
   exclude='^alloc_ledger_(valgrind|mallocs)$|^(flood|guard_cost|fragments_slices|compare_h2load|malloc_swap)_short$|^malloc_swap_large_replies$|^flood_short_async$|^(patterns|inbox)_standalone$|^k8s_manifests_test$|^h2_edge_test$'
   cmake --build "$build" -j"$(nproc)"
-  ctest --test-dir "$build" --output-on-failure --timeout 900 -E "$exclude" "$@"
+  ctest --test-dir "$build" -j"${CTEST_PARALLEL_LEVEL:-$(nproc)}" --output-on-failure --timeout 900 -E "$exclude" "$@"
 else
   # TSan judges the threading of our own code: the counter and the pools
   # (core_tests), the server's shared pieces under threads (hostile_threads_test),
@@ -59,6 +60,6 @@ else
   # (docs/reliability.md). Those tests run under ASan instead.
   # Build only what those tests run (cmake/RecoTesting.cmake's target tsan_tests).
   cmake --build "$build" -j"$(nproc)" --target tsan_tests
-  ctest --test-dir "$build" --output-on-failure --timeout 900 -L tsan "$@"
+  ctest --test-dir "$build" -j"${CTEST_PARALLEL_LEVEL:-$(nproc)}" --output-on-failure --timeout 900 -L tsan "$@"
 fi
 echo "sanitize.sh $kind: passed in $(( $(date +%s) - start )) s (build + tests)"

@@ -1,5 +1,7 @@
 #!/usr/bin/env bash
-# The test command: installs what is missing, builds, and runs every test.
+# The test command: installs what is missing, builds, and runs every test, one ctest
+# job per CPU (CTEST_PARALLEL_LEVEL overrides; the load and RSS tests run alone, see
+# cmake/RecoTesting.cmake).
 #   scripts/test.sh [ctest arguments, e.g. -R ledger]
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -7,4 +9,4 @@ cd "$(dirname "$0")/.."
 case ${1:-} in -h|--help) script_usage "$0"; exit 0 ;; esac  # the rest are ctest's
 scripts/setup.sh
 scripts/build.sh
-ctest --test-dir "${BUILD_DIR:-build}" --output-on-failure --timeout 900 "$@"
+ctest --test-dir "${BUILD_DIR:-build}" -j"${CTEST_PARALLEL_LEVEL:-$(nproc)}" --output-on-failure --timeout 900 "$@"
