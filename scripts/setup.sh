@@ -32,6 +32,7 @@ runtime=(
   libprotoc-dev  # core/proto_schema.cc parses a user's .proto files at run time (protobuf's compiler library)
   prometheus-cpp-dev  # reco_server --metrics_listen: the Prometheus text format over HTTP (server/metrics_endpoint.h)
   libssl-dev  # rpc/pem_file.cc judges TLS certificate and key files with OpenSSL (gRPC's own TLS library)
+  ccache  # every build's compiler launcher (cmake/CompilerCache.cmake): a rebuild of unchanged sources is a cache hit
 )
 tests=(
   # the allocators the project compares (given with LD_PRELOAD)

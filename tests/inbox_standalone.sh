@@ -19,6 +19,10 @@ mkdir -p "$work/src/stats"
 cp "$src/stats/server_stats.h" "$work/src/stats/"
 launcher=
 if command -v ccache >/dev/null 2>&1; then launcher=-DCMAKE_CXX_COMPILER_LAUNCHER=ccache; fi
+# The folder is new each run: ccache sees its paths relative to it and leaves the
+# working directory out of the hash, so an unchanged file is a hit on the next run.
+CCACHE_BASEDIR=$work CCACHE_NOHASHDIR=true
+export CCACHE_BASEDIR CCACHE_NOHASHDIR
 # The folder's own defaults, but line tables only (-g1, as the project's build): what
 # is tested is that it builds and passes alone, and full -g made this the suite's
 # longest test. Same machine code either way.

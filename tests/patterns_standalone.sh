@@ -11,6 +11,10 @@ trap 'rm -rf "$work"' EXIT
 cp -r "$src/patterns" "$work/our_arena_bits"
 launcher=
 if command -v ccache >/dev/null 2>&1; then launcher=-DCMAKE_CXX_COMPILER_LAUNCHER=ccache; fi
+# The folder is new each run: ccache sees its paths relative to it and leaves the
+# working directory out of the hash, so an unchanged file is a hit on the next run.
+CCACHE_BASEDIR=$work CCACHE_NOHASHDIR=true
+export CCACHE_BASEDIR CCACHE_NOHASHDIR
 # The folder's own defaults, but line tables only (-g1, as the project's build): what
 # is tested is that it builds and passes alone, and full -g made this the suite's
 # longest test. Same machine code either way.
