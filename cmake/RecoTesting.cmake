@@ -21,7 +21,12 @@
 #   hostile  hostile and faulty clients against a real server (tests/hostile)
 #   lifecycle  reco_server's binary stopped, starved of descriptors, sent a gzip bomb
 #            (tests/lifecycle)
-#   slow     takes a minute or more
+#   load     drives load to measure throughput, cost ratios or peak RSS (the scripts'
+#            short forms, the floods, the attacks through the edge): a sanitizer's
+#            figures are not the binary's, so scripts/sanitize.sh asan leaves them out
+#   standalone  builds a folder as a project of its own (not with this build's flags)
+#   long     takes more than 15 s even in its short form (docs/testing.md says why);
+#            the inner loop, scripts/test.sh -LE long, leaves them out
 #   tsan     judged under ThreadSanitizer: our own threading, no gRPC server inside
 #            (Debian's libgrpc is not instrumented; see docs/reliability.md).
 #            scripts/sanitize.sh tsan builds the target `tsan_tests` and runs -L tsan.

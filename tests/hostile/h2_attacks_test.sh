@@ -56,13 +56,16 @@ run_attack() {  # MODE ATTACK ARGS...: a fresh server, the attack, the checks
   stop_reco_server
 }
 
+# Rapid Reset's calls reach the handler, so every mode's allocator is attacked. The
+# header floods never complete a request's headers: no call starts, whatever the mode,
+# so they run against one (the memory they take is the HTTP/2 parser's).
 for mode in heap reuse arena arena_pool; do
-  run_attack "$mode" rapid_reset --seconds 2 --max_streams 4000
-  run_attack "$mode" continuation --seconds 1
-  run_attack "$mode" small_continuations --seconds 1 --max_bytes $((64 << 20))
-  run_attack "$mode" endless_value --seconds 2 --max_bytes $((64 << 20))
+  run_attack "$mode" rapid_reset --seconds 1 --max_streams 4000
 done
+run_attack arena_pool continuation --seconds 1
+run_attack arena_pool small_continuations --seconds 1 --max_bytes $((64 << 20))
+run_attack arena_pool endless_value --seconds 1 --max_bytes $((64 << 20))
 for mode in heap arena_pool; do
-  run_attack "$mode" unacked_streams --seconds 2 --max_streams 4000
+  run_attack "$mode" unacked_streams --seconds 1 --max_streams 4000
 done
 echo PASS
