@@ -278,8 +278,16 @@ def render_timing(fig):
     if any(t["exit_status"].values()):
         raise TemplateError(f"{path.relative_to(ROOT)}: a command failed ({t['exit_status']})")
     minutes = {name: round(seconds / 60) for name, seconds in t["seconds"].items()}
+    cache = t.get("compiler_cache")
+    if cache is None:
+        built = ""
+    elif cache["disabled"] or cache["hits"] == 0:
+        built = ", compiling every file"
+    else:
+        built = (f", the compiler cache warm ({cache['hits']:,} of {cache['hits'] + cache['misses']:,} "
+                 f"compiles were hits)")
     return (f"From a fresh clone on the 2-core {t['cpu_model']} VM, with the packages already "
-            f"installed, `scripts/run.sh` took about {minutes['run']} minutes and `scripts/test.sh` "
+            f"installed{built}, `scripts/run.sh` took about {minutes['run']} minutes and `scripts/test.sh` "
             f"about {minutes['test']} ({t['date']}, `scripts/fresh_clone_times.sh`); the first "
             f"`apt-get install` adds what the mirror takes.")
 
