@@ -10,7 +10,7 @@
 #   A script run by CTest (shell or Python), e.g. a CLI test against built binaries.
 #   SERIAL: it runs alone (RUN_SERIAL; see below).
 #
-# The suite runs in parallel (scripts/test.sh: ctest -j, one job per CPU). A test that
+# The suite runs in parallel (scripts/test.sh: ctest -j, two jobs per CPU). A test that
 # drives load over loopback with every CPU busy (the load scripts' short forms, the
 # floods, the HTTP/2 attacks, the machine deliberately disturbed) is SERIAL: beside
 # another test it would slow that test's servers and read its own figures (ratios,
