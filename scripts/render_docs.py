@@ -53,7 +53,7 @@ RESULTS = ROOT / "docs" / "results"
 DOCUMENTS = {"docs/src/README.md.in": "README.md", "docs/src/FINDINGS.md.in": "docs/FINDINGS.md"}
 # The kept run whose HTML report (kept beside its JSON) docs/report-screenshot.png shows.
 SCREENSHOT_RUN = "run-report"
-TIMING = "amd-epyc-2026-12-02/fresh-clone-times.json"
+TIMING = "amd-epyc-2026-12-07/fresh-clone-times.json"
 
 # name -> (file under docs/results, the repo command that wrote it)
 RUNS = {
@@ -286,7 +286,8 @@ def render_timing(fig):
     else:
         built = (f", the compiler cache warm ({cache['hits']:,} of {cache['hits'] + cache['misses']:,} "
                  f"compiles were hits)")
-    return (f"From a fresh clone on the 2-core {t['cpu_model']} VM, with the packages already "
+    cpu = re.sub(r"\((R|TM)\)", "", t["cpu_model"]).replace(" Processor", "")  # lscpu's "Intel(R) Xeon(R) Processor"
+    return (f"From a fresh clone on the 2-core {cpu} VM, with the packages already "
             f"installed{built}, `scripts/run.sh` took about {minutes['run']} minutes and `scripts/test.sh` "
             f"about {minutes['test']} ({t['date']}, `scripts/fresh_clone_times.sh`); the first "
             f"`apt-get install` adds what the mirror takes.")
