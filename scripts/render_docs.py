@@ -53,7 +53,7 @@ RESULTS = ROOT / "docs" / "results"
 DOCUMENTS = {"docs/src/README.md.in": "README.md", "docs/src/FINDINGS.md.in": "docs/FINDINGS.md"}
 # The kept run whose HTML report (kept beside its JSON) docs/report-screenshot.png shows.
 SCREENSHOT_RUN = "run-report"
-TIMING = "amd-epyc-2026-12-07/fresh-clone-times.json"
+TIMING = "intel-xeon-2026-12-07/fresh-clone-times.json"
 
 # name -> (file under docs/results, the repo command that wrote it)
 RUNS = {
