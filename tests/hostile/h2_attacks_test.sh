@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# The HTTP/2 attacks of h2_attacks.py, short and bounded, against a real reco_server in
-# every memory mode (a fresh server per attack). Asserts what must hold whatever the
+# The HTTP/2 attacks of h2_attacks.py, short and bounded, against a real reco_server (a
+# fresh server per attack; Rapid Reset in every memory mode, see below). Asserts what must hold whatever the
 # machine's speed (no timing is asserted; docs/reliability.md, "The HTTP/2 stack",
 # has the measured figures and scripts/http2_attacks.sh the long variant):
 #   - the server process is alive after the attack;
