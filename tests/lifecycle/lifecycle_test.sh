@@ -45,30 +45,28 @@ drain | drain_async)
   # in flight at SIGTERM (done_before_signal is checked).
   items=10000
   sanitized_build "$server" && items=4000
-  for round in 1 2; do
-    # A reply budget that admits all 16 (24 MB each at its estimate): the drain is
-    # under test here, not the budget.
-    # A 3 s drain delay: under ASan on 2 cores, 1 s was once too short for all 16 calls to
-    # reach their handlers before gRPC's Shutdown (3 of 16 CANCELLED).
-    start_reco_server --stderr "$tmp/d.err" "$tmp/d.out" "$server" "${extra[@]}" --shutdown_drain_delay=3s \
-      --inflight_budget_bytes=536870912 --shutdown_deadline=30s --shutdown_hard_deadline=40s ||
-      fail "reco_server did not start"
-    # SIGTERM 20 ms after the calls were sent; one more call, from a new client, 4.5 s after it, well after the
-    # drain delay: a call arriving after gRPC's Shutdown began but before its client read
-    # the GOAWAY is CANCELLED, not UNAVAILABLE (drain.h; seen once at 0.3 s after the
-    # delay on this machine). The deadline is long: on a loaded machine 16 replies of 10,000 items can take
-    # seconds, and a call cancelled AT the deadline is not what this case is about.
-    timeout 60 "${client[@]}" inflight "$SERVER_PORT" "$SERVER_PID" 16 "$items" 16 20 4500 >"$tmp/out.json" ||
-      fail "inflight client: $(cat "$tmp/out.json")"
-    wait_exit "$SERVER_PID" 45
-    echo "drain round $round: $(cat "$tmp/out.json") exit $RC"
-    [ "$(json statuses)" = "{'OK': 16}" ] || fail "calls in flight at SIGTERM: $(json statuses), want 16 OK"
-    [ "$(json done_before_signal)" -lt 16 ] || fail "all 16 calls ended before SIGTERM: nothing was in flight"
-    [ "$(json late)" = UNAVAILABLE ] || fail "a call after the drain delay got $(json late), want UNAVAILABLE"
-    [ "$RC" = 0 ] || fail "reco_server exited $RC: $(cat "$tmp/d.err")"
-    grep -q "rpcs=16 " "$tmp/d.out" || fail "summary does not count 16 rpcs: $(cat "$tmp/d.out")"
-    RECO_SERVER_PIDS=()
-  done
+  # A reply budget that admits all 16 (24 MB each at its estimate): the drain is
+  # under test here, not the budget.
+  # A 3 s drain delay: under ASan on 2 cores, 1 s was once too short for all 16 calls to
+  # reach their handlers before gRPC's Shutdown (3 of 16 CANCELLED).
+  start_reco_server --stderr "$tmp/d.err" "$tmp/d.out" "$server" "${extra[@]}" --shutdown_drain_delay=3s \
+    --inflight_budget_bytes=536870912 --shutdown_deadline=30s --shutdown_hard_deadline=40s ||
+    fail "reco_server did not start"
+  # SIGTERM 20 ms after the calls were sent; one more call, from a new client, 4.5 s after it, well after the
+  # drain delay: a call arriving after gRPC's Shutdown began but before its client read
+  # the GOAWAY is CANCELLED, not UNAVAILABLE (drain.h; seen once at 0.3 s after the
+  # delay on this machine). The deadline is long: on a loaded machine 16 replies of 10,000 items can take
+  # seconds, and a call cancelled AT the deadline is not what this case is about.
+  timeout 60 "${client[@]}" inflight "$SERVER_PORT" "$SERVER_PID" 16 "$items" 16 20 4500 >"$tmp/out.json" ||
+    fail "inflight client: $(cat "$tmp/out.json")"
+  wait_exit "$SERVER_PID" 45
+  echo "drain: $(cat "$tmp/out.json") exit $RC"
+  [ "$(json statuses)" = "{'OK': 16}" ] || fail "calls in flight at SIGTERM: $(json statuses), want 16 OK"
+  [ "$(json done_before_signal)" -lt 16 ] || fail "all 16 calls ended before SIGTERM: nothing was in flight"
+  [ "$(json late)" = UNAVAILABLE ] || fail "a call after the drain delay got $(json late), want UNAVAILABLE"
+  [ "$RC" = 0 ] || fail "reco_server exited $RC: $(cat "$tmp/d.err")"
+  grep -q "rpcs=16 " "$tmp/d.out" || fail "summary does not count 16 rpcs: $(cat "$tmp/d.out")"
+  RECO_SERVER_PIDS=()
   # During the drain delay: NOT_SERVING, and a call is still served.
   start_reco_server --stderr "$tmp/h.err" "$tmp/h.out" "$server" "${extra[@]}" --shutdown_drain_delay=3s ||
     fail "no start"
