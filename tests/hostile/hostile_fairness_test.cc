@@ -8,7 +8,7 @@
 // reached its maximum age (30 minutes). Now:
 //   - the attacker's connection holds at most its share; its calls past it are
 //     refused with a status naming --max_connection_budget_share;
-//   - its admitted calls are cancelled --max_reply_hold after admission (3 s here,
+//   - its admitted calls are cancelled --max_reply_hold after admission (2 s here,
 //     so that the test sees it within the attack), and their reservations return;
 //   - another client's 200-item calls meanwhile succeed, byte for byte (>= 95 %).
 // Counts only; the waits are bounded.
@@ -25,11 +25,11 @@
 namespace reco::hostile {
 namespace {
 
-constexpr int kProbes = 30;  // 100 ms apart: all sent while the attacker holds
-constexpr absl::Duration kReplyHold = absl::Seconds(3);
+constexpr int kProbes = 20;  // 100 ms apart: all sent while the attacker holds
+constexpr absl::Duration kReplyHold = absl::Seconds(2);
 // What the attacker sends: the largest replies first, then smaller ones to fill
 // whatever is left to its last few KiB; and how long it holds the connection.
-constexpr char kAttack[] = "never_read_mix 16x10000,32x1000,64x100,64x10 6";
+constexpr char kAttack[] = "never_read_mix 16x10000,32x1000,64x100,64x10 4";
 
 class HostileFairnessTest : public ::testing::TestWithParam<std::string> {
  protected:
