@@ -59,6 +59,13 @@
 //       &service, &Feed::AsyncService::RequestGetFeed, &arenas,
 //       [](grpc::ServerContext*, const FeedRequest*, FeedResponse*, Budgeted* state) { ... });
 //
+// Clients that leave: a handler runs on its queue's thread, and gRPC tells that a call
+// was cancelled (AsyncNotifyWhenDone's tag) on the same queue, which nobody polls while
+// the handler builds -- so a server would build every reply of a client that left.
+// AsyncCallCancelled() polls the queue without waiting, keeps what it takes for after
+// the handler, and says whether this call has ended for its client: ask it where a long
+// build can stop (async_arena_call_test.cc).
+//
 // Nothing that points into a request or response may outlive its call: when the call
 // ends its arena is Reset() and the next call builds at the same addresses. The
 // handler runs on a queue's thread and must not block it.
@@ -75,6 +82,7 @@
 
 #include <chrono>
 #include <condition_variable>
+#include <deque>
 #include <functional>
 #include <memory>
 #include <mutex>
@@ -99,6 +107,10 @@ namespace reco::patterns {
 class AsyncTag {
  public:
   virtual void Proceed(bool ok) = 0;
+  // The tag was taken off the queue while another call's handler runs (see
+  // ServingQueue::TakeNotifications); Proceed(ok) follows once that handler returns.
+  // Only what may be learnt at once belongs here: nothing is built, sent or freed.
+  virtual void Notice(bool /*ok*/) {}
 
  protected:
   ~AsyncTag() = default;
@@ -124,11 +136,41 @@ class ServingQueue {
     return true;
   }
 
-  // Hands every tag to its call until the queue is shut down and drained.
+  // Hands every tag to its call until the queue is shut down and drained: first the
+  // tags TakeNotifications() kept, in the order they came.
   void Serve() {
     void* tag = nullptr;
     bool ok = false;
-    while (cq_->Next(&tag, &ok)) static_cast<AsyncTag*>(tag)->Proceed(ok);
+    for (;;) {
+      if (!kept_.empty()) {
+        auto [kept, kept_ok] = kept_.front();
+        kept_.pop_front();
+        kept->Proceed(kept_ok);
+      } else if (cq_->Next(&tag, &ok)) {
+        static_cast<AsyncTag*>(tag)->Proceed(ok);
+      } else {
+        return;
+      }
+    }
+  }
+
+  // From a handler running on this queue's thread: takes the tags already on the queue
+  // without waiting, tells each (Notice) and keeps it for Serve(). This is how a
+  // handler learns, while it builds, that its call was cancelled: gRPC delivers that
+  // (AsyncNotifyWhenDone's tag) on this queue, and drives the connection's reads only
+  // while someone polls it. At most once a millisecond, a poll costs a system call,
+  // except the first for each call (`first_of_call`), so that short builds poll too.
+  void TakeNotifications(bool first_of_call = false) {
+    const auto now = std::chrono::steady_clock::now();
+    if (!first_of_call && now - last_take_ < std::chrono::milliseconds(1)) return;
+    last_take_ = now;
+    void* tag = nullptr;
+    bool ok = false;
+    while (cq_->AsyncNext(&tag, &ok, std::chrono::system_clock::time_point()) ==
+           grpc::CompletionQueue::GOT_EVENT) {
+      static_cast<AsyncTag*>(tag)->Notice(ok);
+      kept_.emplace_back(static_cast<AsyncTag*>(tag), ok);
+    }
   }
 
   // After the server's Shutdown(): nothing is armed on the queue from now on.
@@ -142,6 +184,9 @@ class ServingQueue {
   std::unique_ptr<grpc::ServerCompletionQueue> cq_;
   std::mutex mu_;
   bool shut_down_ = false;
+  // The serving thread's own: tags taken during a handler, and when it last polled.
+  std::deque<std::pair<AsyncTag*, bool>> kept_;
+  std::chrono::steady_clock::time_point last_take_;
 };
 
 // `count` completion queues, each with its own thread. Once started, Stop() it before
@@ -194,6 +239,15 @@ class ServingThreads {
 };
 
 namespace async_arena_call_internal {
+// The call whose handler runs on this thread, while it runs (AsyncCallCancelled).
+struct RunningCall {
+  ServingQueue* queue;
+  grpc::ServerContext* context;
+  const bool* done;  // AsyncNotifyWhenDone's tag came back
+  bool asked = false;  // AsyncCallCancelled() was called for it
+};
+inline thread_local RunningCall* running_call = nullptr;
+
 // The handler's type: without a CallState, (context, request, response).
 template <typename Request, typename Response, typename CallState>
 struct HandlerOf {
@@ -209,6 +263,21 @@ struct NoCallState {
   explicit NoCallState(Holder*) {}
 };
 }  // namespace async_arena_call_internal
+
+// From inside a handler that AsyncArenaMethod runs: true once the call has ended for
+// its client -- cancelled, its connection gone, or its deadline passed as gRPC saw it
+// -- so the reply would reach nobody. Takes the queue's notifications first (the first
+// time for each call, then at most once a millisecond: ServingQueue::TakeNotifications).
+// False outside such a handler.
+// Call it where a long build can stop, e.g. every few items.
+inline bool AsyncCallCancelled() {
+  async_arena_call_internal::RunningCall* call = async_arena_call_internal::running_call;
+  if (call == nullptr) return false;
+  call->queue->TakeNotifications(/*first_of_call=*/!call->asked);
+  call->asked = true;
+  // IsCancelled() on an async call is defined once the done tag is back (server_context.h).
+  return *call->done && call->context->IsCancelled();
+}
 
 // One unary method: arms calls, runs the handler, finishes them, gives arenas back.
 template <typename Service, typename Request, typename Response, typename CallState = void>
@@ -239,15 +308,18 @@ class AsyncArenaMethod {
   class Call final : public AsyncTag {
    public:
     Call(AsyncArenaMethod* method, ServingQueue* queue)
-        : method_(method), queue_(queue), messages_(method->allocator_->AllocateMessages()) {}
+        : method_(method), queue_(queue), messages_(method->allocator_->AllocateMessages()) {
+      context_.AsyncNotifyWhenDone(&done_tag_);  // before the call is requested
+    }
 
     void Proceed(bool ok) override {
       // Not ok: no call came (the server is stopping) or the reply was not sent (the
       // call was cancelled). Finishing: Finish's tag is back, gRPC is done with it.
       if (!ok || finishing_) {
-        delete this;
+        Unref();
         return;
       }
+      ++refs_;  // a call came: its done tag will come back too, once
       method_->Arm(queue_);  // the next call, before this one's work (as the greeter)
       finishing_ = true;
       const grpc::Status status = RunHandler();
@@ -256,19 +328,43 @@ class AsyncArenaMethod {
       });
       // The arena stays ours until this tag comes back (see "When the arena may be
       // reset" above). Not finishing: the queue is shut down, so the server's
-      // Shutdown() has returned and cancelled the call; nothing more will come for it.
-      if (!finishing) delete this;
+      // Shutdown() has returned and cancelled the call; only its done tag will come.
+      if (!finishing) Unref();
     }
 
    private:
     friend class AsyncArenaMethod;
     using State = std::conditional_t<std::is_void_v<CallState>, async_arena_call_internal::NoCallState, CallState>;
 
+    // AsyncNotifyWhenDone's tag: the call has ended for gRPC (cancelled, or finished).
+    class DoneTag final : public AsyncTag {
+     public:
+      explicit DoneTag(Call* call) : call_(call) {}
+      void Notice(bool) override { call_->done_ = true; }
+      void Proceed(bool) override {
+        call_->done_ = true;
+        call_->Unref();
+      }
+
+     private:
+      Call* const call_;
+    };
+
     // Reset() here, on the serving thread; back to the pool. state_ goes next, then
     // the context.
     ~Call() { messages_->Release(); }
 
+    // The call goes once both its own tag and (if a call came) its done tag are back.
+    void Unref() {
+      if (--refs_ == 0) delete this;
+    }
+
     grpc::Status RunHandler() {
+      async_arena_call_internal::RunningCall running{queue_, &context_, &done_};
+      async_arena_call_internal::running_call = &running;
+      struct Clear {
+        ~Clear() { async_arena_call_internal::running_call = nullptr; }
+      } clear;
       if constexpr (std::is_void_v<CallState>) {
         return method_->handler_(&context_, messages_->request(), messages_->response());
       } else {
@@ -283,6 +379,9 @@ class AsyncArenaMethod {
     grpc::ServerAsyncResponseWriter<Response> responder_{&context_};
     State state_{messages_};  // after the context: destroyed before it
     bool finishing_ = false;
+    DoneTag done_tag_{this};
+    bool done_ = false;
+    int refs_ = 1;  // this object's own tag; 2 once a call came (its done tag)
   };
 
   Service* const service_;

@@ -9,6 +9,7 @@
 // pattern's threading without a server is async_arena_call_threads_test.cc.
 #include "async_arena_call.h"
 
+#include <atomic>
 #include <chrono>
 #include <cstdint>
 #include <memory>
@@ -312,6 +313,66 @@ TEST(AsyncArenaCallServerTest, CallsBeyondThePoolGetPlainArenasAndAreCounted) {
   EXPECT_EQ(builds.size(), static_cast<size_t>(kCalls));
   std::printf("%llu takes, %llu of them on a plain arena\n", static_cast<unsigned long long>(s.allocated),
               static_cast<unsigned long long>(s.unpooled));
+}
+
+// A client that leaves while its reply is built: the handler, which asks
+// AsyncCallCancelled() as it builds, sees the cancellation on its own serving thread
+// (the only one), stops, and the next call on that thread is served whole. Outside a
+// handler the answer is false. Without the queue polled during the build, the handler
+// would never see it: one thread, busy building, is the only one that takes the tags.
+TEST(AsyncArenaCallServerTest, AHandlerSeesItsClientLeaveWhileItBuilds) {
+  EXPECT_FALSE(AsyncCallCancelled());
+  Allocator allocator;
+  std::atomic<bool> building{false}, saw_cancel{false};
+  Feed::AsyncService service;
+  GetFeedMethod get_feed(&service, &Feed::AsyncService::RequestGetFeed, &allocator,
+                         [&](grpc::ServerContext*, const FeedRequest* request, FeedResponse* response) {
+                           if (request->user_id() != "leaves") {
+                             testing::FillFeed(*request, response);
+                             return grpc::Status::OK;
+                           }
+                           building = true;
+                           const auto give_up = std::chrono::steady_clock::now() + std::chrono::seconds(30);
+                           while (!AsyncCallCancelled() && std::chrono::steady_clock::now() < give_up) {
+                             std::this_thread::yield();  // a long build, stopping at its checks
+                           }
+                           saw_cancel = AsyncCallCancelled();
+                           return grpc::Status(grpc::StatusCode::CANCELLED, "the client left");
+                         });
+  grpc::ServerBuilder builder;
+  int port = 0;
+  builder.AddListeningPort("127.0.0.1:0", grpc::InsecureServerCredentials(), &port);
+  builder.RegisterService(&service);
+  ServingThreads threads(&builder, 1);
+  std::unique_ptr<grpc::Server> server = builder.BuildAndStart();
+  ASSERT_NE(server, nullptr);
+  threads.Start([&](ServingQueue* queue) { get_feed.Arm(queue); });
+  auto stub = Feed::NewStub(grpc::CreateChannel("127.0.0.1:" + std::to_string(port), grpc::InsecureChannelCredentials()));
+
+  grpc::ClientContext leaving;
+  FeedRequest leaves = RequestFor(1);
+  leaves.set_user_id("leaves");
+  FeedResponse unused;
+  grpc::Status left_status;
+  std::atomic<bool> left{false};
+  stub->async()->GetFeed(&leaving, &leaves, &unused, [&](grpc::Status s) {
+    left_status = std::move(s);
+    left = true;
+  });
+  while (!building) std::this_thread::yield();
+  leaving.TryCancel();
+  while (!left) std::this_thread::yield();
+  EXPECT_EQ(left_status.error_code(), grpc::StatusCode::CANCELLED);
+
+  grpc::ClientContext next;
+  next.set_deadline(In(30));
+  FeedResponse reply;
+  const grpc::Status status = stub->GetFeed(&next, RequestFor(2), &reply);
+  ASSERT_TRUE(status.ok()) << status.error_message();
+  ExpectSame(reply, RequestFor(2), "the call after");
+  EXPECT_TRUE(saw_cancel) << "the handler built on for 30 s: it never saw its client leave";
+  threads.Stop(server.get(), In(10));
+  EXPECT_EQ(allocator.stats().released, allocator.stats().allocated);
 }
 
 // --- When gRPC 1.51 is done with the reply given to Finish ----------------------------

@@ -19,7 +19,7 @@
 #        HOLD=5 IDLE=10 OVERHEAD_MIB=160 JSON_DIR=(none)
 #        SERVER_FLAGS="" (more reco_server flags, e.g. "--api async"; the bound assumes
 #        the default budget, so not --inflight_budget_bytes)
-# The test suite runs it short: MODES="arena_pool fragments" CONNECTIONS=2 HOLD=2 IDLE=3.
+# The test suite runs it short: MODES="arena_pool fragments" CONNECTIONS=2 HOLD=1 IDLE=1.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 . scripts/lib/measurement_start.sh

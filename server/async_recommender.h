@@ -17,8 +17,9 @@
 // -- so the watchdog can cancel an async call holding too long like a callback one.
 //
 // What differs from the callback service, by the API's nature:
-//   - cancellation: the build stops at its deadline, not at a client's cancel (see
-//     CallerStillWaits(grpc::ServerContext*) in handler_steps.h);
+//   - cancellation: the build sees its client's cancel through
+//     patterns::AsyncCallCancelled(), which polls the serving queue (at the first
+//     check, then at most once a millisecond);
 //   - memory held while idle: every serving thread keeps one armed call, and with it
 //     one set of messages (in arena_pool, one pooled arena and its initial block);
 //   - serialization: Finish() serializes the reply inside the handler's thread before

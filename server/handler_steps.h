@@ -25,6 +25,7 @@
 #include <grpc/support/time.h>
 #include <grpcpp/server_context.h>
 
+#include "patterns/async_arena_call.h"
 #include "proto/reco.pb.h"
 #include "server/call_reservations.h"
 
@@ -42,10 +43,9 @@ class CallerStillWaits {
  public:
   // A callback call: cancelled, or past its deadline.
   explicit CallerStillWaits(grpc::CallbackServerContext* context) : CallerStillWaits(context, true) {}
-  // An async call: past its deadline only. gRPC documents IsCancelled() on an async
-  // context as valid only after AsyncNotifyWhenDone's tag came back, and that tag
-  // comes on the queue whose thread is running this build: it cannot be seen here. A
-  // cancelled async call is still stopped by its deadline, and its reply dropped.
+  // An async call run by patterns/async_arena_call.h: the same, seen through
+  // patterns::AsyncCallCancelled() (the cancellation arrives on the queue whose thread
+  // runs this build, which takes it while it builds).
   explicit CallerStillWaits(grpc::ServerContext* context) : CallerStillWaits(context, false) {}
 
   // True when the build should stop: the call was cancelled or its deadline passed.
@@ -57,7 +57,7 @@ class CallerStillWaits {
   // DEADLINE_EXCEEDED at its first check. gpr time saturates instead.
   bool operator()() const {
     past_deadline_ = gpr_time_cmp(gpr_now(GPR_CLOCK_MONOTONIC), deadline_) >= 0;
-    return past_deadline_ || (asks_cancelled_ && context_->IsCancelled());
+    return past_deadline_ || (callback_ ? context_->IsCancelled() : patterns::AsyncCallCancelled());
   }
   // After a stop: DEADLINE_EXCEEDED or CANCELLED, with a message saying when.
   grpc::Status AbandonedStatus() const;
@@ -68,13 +68,13 @@ class CallerStillWaits {
   }
 
  private:
-  CallerStillWaits(grpc::ServerContextBase* context, bool asks_cancelled)
+  CallerStillWaits(grpc::ServerContextBase* context, bool callback)
       : context_(context),
-        asks_cancelled_(asks_cancelled),
+        callback_(callback),
         deadline_(gpr_convert_clock_type(context->raw_deadline(), GPR_CLOCK_MONOTONIC)) {}
 
   grpc::ServerContextBase* const context_;
-  const bool asks_cancelled_;
+  const bool callback_;  // else an async call (AsyncCallCancelled)
   const gpr_timespec deadline_;  // GPR_CLOCK_MONOTONIC, or infinite
   mutable bool past_deadline_ = false;  // what the last check saw
 };

@@ -275,6 +275,59 @@ void HostileBudgetTest::RunDeadlineStorm(int deadline_ms) {
   ExpectWhole(*server_, channel_.get(), "a storm of short deadlines");
 }
 
+// Clients that leave: 64 calls of 10,000 items with no deadline on a connection of
+// their own, all cancelled as soon as the server has admitted one. The budget admits
+// all 64 (it is only read here, to see the handlers start), so that only the
+// handlers' checks stand between the calls and 64 replies built for nobody. The async
+// API sees the cancellation at its next check (patterns/async_arena_call.h: the
+// serving thread takes the calls' done notifications while it builds); before, it
+// built all 64.
+// The callback API built all 64 here on the 2-core VM: its stop check asks
+// IsCancelled(), which did not turn true while gRPC's threads built (issue #47) --
+// skipped there, saying so.
+TEST_P(HostileBudgetTest, CallsOfClientsThatLeftAreNotBuilt) {
+  if (!absl::EndsWith(GetParam(), "_async")) {
+    GTEST_SKIP() << "known: the callback API builds the calls of clients that left (issue #47)";
+  }
+  constexpr int kCalls = 64;
+  StartServer(/*budget=*/uint64_t{4} << 30);
+  auto channel = ChannelTo(*server_);
+  std::vector<std::unique_ptr<grpc::GenericStub>> stubs;
+  stubs.push_back(std::make_unique<grpc::GenericStub>(channel));
+  grpc::CompletionQueue cq;
+  const std::string request = Request(kItems, v1::TEXT_PROFILE_REALISTIC).SerializeAsString();
+  auto calls = StartCalls(stubs, &cq, request, kCalls, std::chrono::system_clock::now() + std::chrono::seconds(120));
+  for (int i = 0; i < 3000 && server_->Stats(/*reset=*/false).budget().in_use_bytes() == 0; ++i) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  }
+  const uint64_t built_before = server_->Stats(/*reset=*/false).rpcs();
+  for (auto& call : calls) call->context.TryCancel();
+  AwaitAll(&cq, calls.size());
+  int ok = 0;
+  for (const auto& call : calls) ok += call->status.ok() ? 1 : 0;
+  // Until the server's count of ended calls stands still for 300 ms (at most 30 s).
+  v1::StatsSnapshot s = server_->Stats(/*reset=*/false);
+  for (int i = 0; i < 100; ++i) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(300));
+    v1::StatsSnapshot later = server_->Stats(/*reset=*/false);
+    const bool still = later.rpcs() + later.rpc_errors() == s.rpcs() + s.rpc_errors();
+    s = later;
+    if (still) break;
+  }
+  const uint64_t built_after = s.rpcs() - built_before;
+  std::printf("clients that left: %d OK at the client; server: %llu complete before the cancel, %llu after, "
+              "%llu abandoned\n", ok, static_cast<unsigned long long>(built_before),
+              static_cast<unsigned long long>(built_after), static_cast<unsigned long long>(s.rpc_abandoned()));
+  EXPECT_GE(s.rpc_abandoned(), 1u) << "no call was stopped: the test proved nothing";
+  // A build already running when the cancellation lands may finish, one per serving
+  // thread. fragments splices its items instead of building a message, fast enough
+  // that calls keep finishing while the client's 64 cancellations are on their way
+  // (2-24 after it, on the 2-core VM): fewer than half there. Before: all 64.
+  const uint64_t most = absl::StartsWith(GetParam(), "fragments") ? kCalls / 2 - 1 : 8;
+  EXPECT_LE(built_after, most) << "replies were built for clients that had left";
+  ExpectWhole(*server_, channel_.get(), "clients that left");
+}
+
 // After a burst, the memory goes back: 2 connections x 16 calls of 10,000 items under
 // the default budget (256 MiB), then idle. Within 10 s, RSS must be back within 64 MiB
 // of its figure before the burst (the trimmer looks every 100 ms here, every second by
