@@ -6,16 +6,22 @@
 #   (gtest_discover_tests), named NAME.Suite.Case, so `ctest -N` lists cases and
 #   `ctest -R NAME` still selects the whole binary.
 #
-# reco_add_script_test(NAME COMMAND cmd args... [LABELS label ...] [SERIAL])
+# reco_add_script_test(NAME COMMAND cmd args... [LABELS label ...] [SERIAL | HEAVY])
 #   A script run by CTest (shell or Python), e.g. a CLI test against built binaries.
 #   SERIAL: it runs alone (RUN_SERIAL; see below).
+#   HEAVY: it takes two of ctest's job slots and never runs beside another HEAVY test
+#   (PROCESSORS 2, RESOURCE_LOCK heavy_load; see below).
 #
-# The suite runs in parallel (scripts/test.sh: ctest -j, two jobs per CPU). A test that
-# drives load over loopback with every CPU busy (the load scripts' short forms, the
-# floods, the HTTP/2 attacks, the machine deliberately disturbed) is SERIAL: beside
-# another test it would slow that test's servers and read its own figures (ratios,
-# the trimmer's timing) off a machine the suite is sharing. A test that bounds only its
-# own process's RSS needs no such care: another process does not move it.
+# The suite runs in parallel (scripts/test.sh: ctest -j, two jobs per CPU). A test whose
+# verdict depends on the machine's time -- a ratio held to a bound (e2e_require_test),
+# a drain delay its calls must beat, an attack that must reach a limit in its second,
+# the machine deliberately disturbed -- is SERIAL: beside another test it would read
+# its figures off a machine the suite is sharing. A test that drives load with every
+# CPU busy but judges only counts, statuses and RSS (the load scripts' short forms,
+# which print their ratios without bounding them; the floods; the matrix page) is
+# HEAVY: it runs beside the light tests, which wait on sockets and timers, but not
+# beside another load. A test that bounds only its own process's RSS needs no such
+# care: another process does not move it.
 #
 # Labels that mean something (ctest -L / -LE):
 #   hostile  hostile and faulty clients against a real server (tests/hostile)
@@ -59,12 +65,15 @@ function(reco_add_test name)
 endfunction()
 
 function(reco_add_script_test name)
-  cmake_parse_arguments(ARG "SERIAL" "" "COMMAND;LABELS" ${ARGN})
+  cmake_parse_arguments(ARG "SERIAL;HEAVY" "" "COMMAND;LABELS" ${ARGN})
   add_test(NAME ${name} COMMAND ${ARG_COMMAND})
   if(ARG_LABELS)
     set_tests_properties(${name} PROPERTIES LABELS "${ARG_LABELS}")
   endif()
   if(ARG_SERIAL)
     set_tests_properties(${name} PROPERTIES RUN_SERIAL TRUE)
+  endif()
+  if(ARG_HEAVY)
+    set_tests_properties(${name} PROPERTIES PROCESSORS 2 RESOURCE_LOCK heavy_load)
   endif()
 endfunction()
