@@ -1,15 +1,19 @@
 // See proto_schema.h.
 #include "core/proto_schema.h"
 
+#include <algorithm>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <map>
+#include <memory>
 #include <set>
 #include <sstream>
 #include <utility>
 
 #include <google/protobuf/compiler/importer.h>
+#include <google/protobuf/compiler/parser.h>
+#include <google/protobuf/io/tokenizer.h>
 
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
@@ -40,29 +44,44 @@ class BuildErrors : public pb::DescriptorPool::ErrorCollector {
   std::vector<std::string> errors_;
 };
 
-// Builds `name` into `pool` after its imports, depth first; `files` holds the protos.
-absl::Status BuildWithImports(const std::string& name, const std::string& imported_by,
-                              const std::map<std::string, pb::FileDescriptorProto>& files,
-                              std::set<std::string>& visiting, pb::DescriptorPool& pool,
-                              std::vector<std::string>& built) {
-  if (pool.FindFileByName(name) != nullptr) return absl::OkStatus();
-  auto it = files.find(name);
-  if (it == files.end()) {
-    return absl::InvalidArgumentError(
-        absl::StrCat(imported_by, " imports \"", name, "\", which is not among the files given"));
+// Builds `root` into `pool` after its imports, depth first; `files` holds the protos.
+// A stack of its own, not recursion: a server's reflection answer or a protoset may
+// chain as many imports as it has files (100,000 overflowed the thread's stack).
+absl::Status BuildWithImports(const std::string& root, const std::map<std::string, pb::FileDescriptorProto>& files,
+                              pb::DescriptorPool& pool, std::vector<std::string>& built) {
+  struct Pending {
+    const pb::FileDescriptorProto* file;
+    int next_import;
+  };
+  std::vector<Pending> stack;
+  std::set<std::string> on_stack;
+  auto visit = [&](const std::string& name, const std::string& imported_by) {
+    if (pool.FindFileByName(name) != nullptr) return absl::OkStatus();
+    auto it = files.find(name);
+    if (it == files.end()) {
+      return absl::InvalidArgumentError(
+          absl::StrCat(imported_by, " imports \"", name, "\", which is not among the files given"));
+    }
+    if (!on_stack.insert(name).second) {
+      return absl::InvalidArgumentError(absl::StrCat("\"", name, "\" imports itself (an import cycle)"));
+    }
+    stack.push_back({&it->second, 0});
+    return absl::OkStatus();
+  };
+  if (absl::Status status = visit(root, ""); !status.ok()) return status;
+  while (!stack.empty()) {
+    const pb::FileDescriptorProto& file = *stack.back().file;
+    if (stack.back().next_import < file.dependency_size()) {
+      absl::Status status = visit(file.dependency(stack.back().next_import++), file.name());
+      if (!status.ok()) return status;
+      continue;
+    }
+    BuildErrors errors;
+    if (pool.BuildFileCollectingErrors(file, &errors) == nullptr) return absl::InvalidArgumentError(errors.Text());
+    built.push_back(file.name());
+    on_stack.erase(file.name());
+    stack.pop_back();
   }
-  if (!visiting.insert(name).second) {
-    return absl::InvalidArgumentError(absl::StrCat("\"", name, "\" imports itself (an import cycle)"));
-  }
-  for (const std::string& dependency : it->second.dependency()) {
-    absl::Status status = BuildWithImports(dependency, name, files, visiting, pool, built);
-    if (!status.ok()) return status;
-  }
-  BuildErrors errors;
-  if (pool.BuildFileCollectingErrors(it->second, &errors) == nullptr) {
-    return absl::InvalidArgumentError(errors.Text());
-  }
-  built.push_back(name);
   return absl::OkStatus();
 }
 
@@ -103,15 +122,25 @@ class ImportErrors : public pb::compiler::MultiFileErrorCollector {
   std::vector<std::string> errors_;
 };
 
-// `file` and its imports as FileDescriptorProtos, imports first, each once.
-void CollectProtos(const pb::FileDescriptor* file, std::set<std::string>& seen,
+// `root` and its imports as FileDescriptorProtos, imports first, each once (a stack of
+// its own, as BuildWithImports).
+void CollectProtos(const pb::FileDescriptor* root, std::set<std::string>& seen,
                    std::vector<pb::FileDescriptorProto>& out) {
-  if (!seen.insert(file->name()).second) return;
-  for (int i = 0; i < file->dependency_count(); ++i) CollectProtos(file->dependency(i), seen, out);
-  pb::FileDescriptorProto proto;
-  file->CopyTo(&proto);
-  file->CopyJsonNameTo(&proto);  // CopyTo leaves out json_name: keep a file's own [json_name = ...]
-  out.push_back(std::move(proto));
+  if (!seen.insert(root->name()).second) return;
+  std::vector<std::pair<const pb::FileDescriptor*, int>> stack = {{root, 0}};
+  while (!stack.empty()) {
+    const pb::FileDescriptor* file = stack.back().first;
+    if (stack.back().second < file->dependency_count()) {
+      const pb::FileDescriptor* import = file->dependency(stack.back().second++);
+      if (seen.insert(import->name()).second) stack.push_back({import, 0});
+      continue;
+    }
+    pb::FileDescriptorProto proto;
+    file->CopyTo(&proto);
+    file->CopyJsonNameTo(&proto);  // CopyTo leaves out json_name: keep a file's own [json_name = ...]
+    out.push_back(std::move(proto));
+    stack.pop_back();
+  }
 }
 
 std::string Absolute(const std::string& path) { return fs::absolute(path).lexically_normal().string(); }
@@ -164,9 +193,8 @@ absl::StatusOr<ProtoSchema> FromFileDescriptorProtos(std::vector<pb::FileDescrip
     if (by_name.emplace(name, std::move(file)).second) order.push_back(std::move(name));
   }
   ProtoSchema schema;
-  std::set<std::string> visiting;
   for (const std::string& name : order) {
-    absl::Status status = BuildWithImports(name, "", by_name, visiting, *schema.pool_, schema.files_);
+    absl::Status status = BuildWithImports(name, by_name, *schema.pool_, schema.files_);
     if (!status.ok()) return status;
   }
   return schema;
@@ -210,6 +238,46 @@ absl::Status MapSourceTree(const std::vector<std::string>& files, const std::vec
   return absl::OkStatus();
 }
 
+// How deep --proto's imports may nest. protobuf's Importer resolves them by
+// recursion, a level per import: a chain of 7,000 files ran out of stack inside it.
+// Real schemas nest a handful.
+constexpr size_t kMaxImportDepth = 1000;
+
+// The files `name` imports, read by protobuf's own parser without resolving them;
+// none when it cannot be opened or parsed (the Importer then says why).
+std::vector<std::string> ImportsOf(pb::compiler::SourceTree& tree, const std::string& name) {
+  std::unique_ptr<pb::io::ZeroCopyInputStream> in(tree.Open(name));
+  if (in == nullptr) return {};
+  class Quiet final : public pb::io::ErrorCollector {
+    void AddError(int, int, const std::string&) override {}
+  } quiet;
+  pb::io::Tokenizer tokenizer(in.get(), &quiet);
+  pb::compiler::Parser parser;
+  pb::FileDescriptorProto file;
+  parser.Parse(&tokenizer, &file);
+  return {file.dependency().begin(), file.dependency().end()};
+}
+
+// How deep the Importer would recurse for `root` (its walk: depth first, each file
+// once), up to just past `limit`; with a stack of its own.
+size_t ImportDepth(pb::compiler::SourceTree& tree, const std::string& root, size_t limit) {
+  std::set<std::string> seen = {root};
+  std::vector<std::pair<std::vector<std::string>, size_t>> stack;  // a file's imports, the next one
+  stack.push_back({ImportsOf(tree, root), 0});
+  size_t deepest = 1;
+  while (!stack.empty() && deepest <= limit) {
+    if (stack.back().second == stack.back().first.size()) {
+      stack.pop_back();
+      continue;
+    }
+    const std::string import = stack.back().first[stack.back().second++];
+    if (!seen.insert(import).second) continue;
+    stack.push_back({ImportsOf(tree, import), 0});
+    deepest = std::max(deepest, stack.size());
+  }
+  return deepest;
+}
+
 // `file`'s name in `tree` (the name its importers write), or why it has none.
 absl::StatusOr<std::string> VirtualName(pb::compiler::DiskSourceTree& tree, const std::string& file) {
   std::string virtual_file, shadowing;
@@ -244,6 +312,10 @@ absl::StatusOr<ProtoSchema> LoadProtoFiles(const std::vector<std::string>& files
   for (const std::string& file : disk_files) {
     absl::StatusOr<std::string> virtual_file = VirtualName(tree, file);
     if (!virtual_file.ok()) return virtual_file.status();
+    if (ImportDepth(tree, *virtual_file, kMaxImportDepth) > kMaxImportDepth) {
+      return absl::InvalidArgumentError(absl::StrCat("--proto ", file, ": its imports nest more than ",
+                                                     kMaxImportDepth, " files deep"));
+    }
     const pb::FileDescriptor* descriptor = importer.Import(*virtual_file);
     if (descriptor == nullptr || !errors.empty()) {
       return absl::InvalidArgumentError(absl::StrCat("--proto ", file, ": ", errors.Text(searched)));

@@ -2,9 +2,11 @@
 // schema found, and each bad input's message naming its flag and where.
 #include "core/proto_schema.h"
 
+#include <algorithm>
 #include <cstdlib>
 #include <filesystem>
 #include <string>
+#include <vector>
 
 #include "absl/strings/str_cat.h"
 #include "core/test_util.h"
@@ -229,6 +231,44 @@ TEST(FromFileDescriptorProtos, AFileThatDoesNotBuildIsNamed) {
   absl::StatusOr<ProtoSchema> schema = FromFileDescriptorProtos({file});
   EXPECT_EQ(schema.status().code(), absl::StatusCode::kInvalidArgument);
   EXPECT_THAT(std::string(schema.status().message()), HasSubstr("broken.proto: M.x: \".nowhere.Thing\" is not defined."));
+}
+
+// An import chain as long as the files given (a server's reflection answer or a
+// protoset can send one): 100,000 files, each importing the one before, the last one
+// with a message. The recursive walk overflowed the thread's stack on it (SIGSEGV).
+TEST(FromFileDescriptorProtos, AChainOfAHundredThousandImportsBuilds) {
+  constexpr int kFiles = 100000;
+  std::vector<google::protobuf::FileDescriptorProto> files(kFiles);
+  for (int i = 0; i < kFiles; ++i) {
+    files[i].set_name(absl::StrCat("f", i, ".proto"));
+    if (i > 0) files[i].add_dependency(absl::StrCat("f", i - 1, ".proto"));
+  }
+  files.back().set_package("chain");
+  files.back().add_message_type()->set_name("End");
+  std::reverse(files.begin(), files.end());  // the last file first: the walk goes the whole chain down
+  absl::StatusOr<ProtoSchema> schema = FromFileDescriptorProtos(std::move(files));
+  ASSERT_TRUE(schema.ok()) << schema.status();
+  EXPECT_NE(schema->FindMessage("chain.End"), nullptr);
+}
+
+// --proto: a chain of imports deeper than protobuf's importer can recurse is refused,
+// naming the flag and the file; one of the greatest depth allowed loads.
+TEST(LoadProtoFiles, ImportsNestedTooDeepAreRefused) {
+  const std::string dir = testing::FreshTestFolder();
+  constexpr int kDepth = 1001;
+  for (int i = 0; i < kDepth; ++i) {
+    testing::WriteTestFile(absl::StrCat(dir, "/f", i, ".proto"),
+                           absl::StrCat("syntax = \"proto3\";\n", i > 0 ? absl::StrCat("import \"f", i - 1, ".proto\";\n") : "",
+                                        "message M", i, " {}\n"));
+  }
+  const std::string deepest = absl::StrCat(dir, "/f", kDepth - 1, ".proto");
+  absl::StatusOr<ProtoSchema> schema = LoadProtoFiles({deepest}, {});
+  EXPECT_EQ(schema.status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_EQ(schema.status().message(),
+            absl::StrCat("--proto ", deepest, ": its imports nest more than 1000 files deep"));
+  absl::StatusOr<ProtoSchema> allowed = LoadProtoFiles({absl::StrCat(dir, "/f", kDepth - 2, ".proto")}, {});
+  ASSERT_TRUE(allowed.ok()) << allowed.status();
+  EXPECT_NE(allowed->FindMessage("M0"), nullptr);
 }
 
 }  // namespace
