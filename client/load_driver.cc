@@ -101,10 +101,15 @@ class SlotLoop {
   }
 
   // Whether a call finishing at `now` belongs to the window: by its schedule in an
-  // open loop, by being one of --total's calls in a counted one, else by its end.
+  // open loop, by being one of --total's calls in a counted one, else by its end --
+  // or, failed, by having been in flight when the window ended: a server that stops
+  // answering fails its calls at their deadline, after a window shorter than it, and
+  // those failures are the window's (before, such a run reported 0 errors, exit 0).
   bool Measured(const Call& call, int64_t now) const {
     if (options_.counted()) return call.counted;
-    return InWindow(options_.open_loop() ? call.scheduled_ns : now);
+    if (options_.open_loop()) return InWindow(call.scheduled_ns);
+    return InWindow(now) ||
+           (!call.status.ok() && now >= plan_.measure_end_ns && call.sent_ns < plan_.measure_end_ns);
   }
 
   // Records a finished call when it belongs to the window; frees it and returns its
