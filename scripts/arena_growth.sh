@@ -20,10 +20,10 @@ require_reco_binaries "$build"
 measurement_work_dir work json_dir
 echo "machine before run: $(machine_load_line)"
 start_reco_server "$work/fixed.log" "$build/server/reco_server" --mode arena_pool --max_block_bytes 0 \
-  --max_connection_budget_share 1 || exit 1
+  --max_connection_budget_share 1 --max_client_budget_share 1 || exit 1
 fixed=$SERVER_PORT
 start_reco_server "$work/growth.log" "$build/server/reco_server" --mode arena_pool \
-  --max_connection_budget_share 1 || exit 1
+  --max_connection_budget_share 1 --max_client_budget_share 1 || exit 1
 growth=$SERVER_PORT
 "$build/client/reco_load" --target "fixed=127.0.0.1:$fixed" --target "growth=127.0.0.1:$growth" --items "$items" \
   --connections 1 --concurrency 4 --threads 1 --rounds "$rounds" --duration "$seconds" --warmup "$warmup" \

@@ -36,7 +36,7 @@ parse_flags "$0" "--short! --build --out --profiles --items" "$@"
 # refused for the budget.
 server_flags=() size_flags=(--items "$items")
 if [ "$items" -gt 1000 ]; then
-  server_flags=(--max_connection_budget_share 1)
+  server_flags=(--max_connection_budget_share 1 --max_client_budget_share 1)
   size_flags+=(--connections 1 --concurrency 4 --threads 1)
 fi
 for p in $profiles; do

@@ -24,8 +24,9 @@
 # the ratio then also measures the catalogue falling out of cache. VARIANTS=64 reads
 # most of the catalogue at every size, and leaves the reply's own size.
 # 1 connection x 4 calls in flight, and servers whose one connection may use the whole
-# reply budget (--max_connection_budget_share 1; by default a connection gets half, and
-# a closed loop's next call can arrive before the last one's reservation is returned):
+# reply budget (--max_connection_budget_share 1 --max_client_budget_share 1; by default
+# a connection, and a client, gets half, and a closed loop's next call can arrive
+# before the last one's reservation is returned):
 # every 10,000-item call is served, none refused. About ROUNDS x
 # (number of ITEMS) x (number of MODES) x (WARMUP + DURATION + 1) seconds.
 set -euo pipefail
@@ -51,13 +52,13 @@ for mode in $modes; do
   if [ "$mode" = ceiling ]; then
     for n in $items; do
       start_reco_server "$work/ceiling-$n.log" "$build/server/reco_server" --mode ceiling \
-        --ceiling_items "$n" --ceiling_profile "$profile" --max_connection_budget_share 1 || exit 1
+        --ceiling_items "$n" --ceiling_profile "$profile" --max_connection_budget_share 1 --max_client_budget_share 1 || exit 1
       ports[ceiling-$n]=$SERVER_PORT
     done
     continue
   fi
   start_reco_server "$work/$mode.log" "$build/server/reco_server" --mode "$mode" \
-    --max_connection_budget_share 1 || exit 1
+    --max_connection_budget_share 1 --max_client_budget_share 1 || exit 1
   ports[$mode]=$SERVER_PORT
 done
 ascending=$items descending=$(printf '%s\n' $items | tac | paste -sd' ')

@@ -13,7 +13,7 @@
 //
 // Fairness. A client that asks for large replies and never reads them (an HTTP/2
 // window of 0) would otherwise hold the budget until its connection is closed, and
-// every other client would be refused meanwhile. Two limits stop that:
+// every other client would be refused meanwhile. These limits stop that:
 //   - a connection's share: the reservations of one connection (one gRPC peer,
 //     address and port) may hold at most `max_connection_share` of the budget's
 //     capacity (and at least one reply of the per-reply cap, so that the largest
@@ -21,10 +21,19 @@
 //     refused RESOURCE_EXHAUSTED with a message saying so, while other connections
 //     are still admitted. Behind a proxy that multiplexes many clients onto few
 //     connections, raise it (or set 1).
+//   - a client's share: all the connections of one client together may hold at most
+//     `max_client_share` (the same floor), so that opening more connections gains a
+//     client nothing. A client is the peer's address without its port, or, with
+//     `client_header`, that metadata's last comma-separated value (the shipped edge
+//     sets x-forwarded-for and drops the client's own; trust it only where every
+//     connection comes through such an edge).
 //   - a hold time: a call that still holds its reservation `max_hold` after it was
 //     admitted (its reply built but not taken) is cancelled, which gives the
 //     reservation back. A watchdog thread looks for them every max_hold / 4 (at most
 //     every second), so a reservation is held at most about 1.25 x max_hold.
+//   - a penalty: a client whose call the watchdog cancelled is refused at once, every
+//     call, for max_hold, doubled at each further cancellation (at most 10 minutes),
+//     so that a client that does not read does not get its share straight back.
 //
 // Contexts this allocator did not make: gRPC 1.51 passes every callback call's
 // context to Release(CallbackServerContext*) when the call is done, including the
@@ -45,7 +54,8 @@
 // the same way; the fairness limits and the watchdog see no difference.
 //
 // Memory: the budget bounds the replies; on top, one entry (the peer's name and a
-// count) per connection with a reservation out. Cost per call: the context's
+// count) per connection with a reservation out, and one per client with a
+// reservation out or a penalty in the last 10 minutes. Cost per call: the context's
 // new/delete, and for a call that reserves, its peer string and two lock/unlock
 // pairs (Reserve, Release) -- process figures only, none in the build phase.
 //
@@ -84,6 +94,12 @@ struct ReservationLimits {
   // A call holding its reservation this long after admission is cancelled; zero:
   // never.
   absl::Duration max_hold = absl::Seconds(10);
+  // The most one client's reservations may hold, all its connections together, as a
+  // share of the capacity: in (0, 1].
+  double max_client_share = 0.5;
+  // The metadata key naming the client (its last comma-separated value), e.g.
+  // "x-forwarded-for" behind the shipped edge; empty: the peer's address.
+  std::string client_header;
 };
 
 class CallReservations final : public grpc::ContextAllocator {
@@ -109,6 +125,7 @@ class CallReservations final : public grpc::ContextAllocator {
     CallReservations* owner_ = nullptr;  // set while a reservation is held
     uint64_t bytes_ = 0;
     std::string peer_;
+    std::string client_;
     grpc_call* core_call_ = nullptr;  // for the watchdog's cancel
     absl::Time held_until_;           // when the watchdog cancels it
     bool held_ = false;               // in held_
@@ -135,6 +152,8 @@ class CallReservations final : public grpc::ContextAllocator {
   // The most one connection may hold: max_connection_share of the capacity, and at
   // least the budget's max_reply_bytes.
   uint64_t connection_cap_bytes() const { return connection_cap_bytes_; }
+  // The most one client may hold: max_client_share, with the same floor.
+  uint64_t client_cap_bytes() const { return client_cap_bytes_; }
 
   grpc::CallbackServerContext* NewCallbackServerContext() override;
   // Gives back the reservation of, and deletes, a context made by
@@ -147,7 +166,16 @@ class CallReservations final : public grpc::ContextAllocator {
  private:
   class Call;  // a context with its Hold
 
+  // What one client holds, and its penalty.
+  struct Client {
+    uint64_t bytes = 0;
+    int strikes = 0;             // calls of it the watchdog cancelled, in a row of penalties
+    absl::Time refused_until;    // its calls are refused until then
+  };
+
   void Return(Hold* hold);
+  // Forgets the client when it holds nothing and its last penalty is long over.
+  void MaybeForget(const std::string& client, absl::Time now) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
 
   void CancelOverdue();  // the watchdog's pass
   void WatchdogLoop();
@@ -155,10 +183,12 @@ class CallReservations final : public grpc::ContextAllocator {
   ReplyBudget* const budget_;
   const ReservationLimits limits_;
   const uint64_t connection_cap_bytes_;
+  const uint64_t client_cap_bytes_;
 
   absl::Mutex mu_;
   // Bytes reserved per connection (peer); an entry goes when its count reaches 0.
   absl::flat_hash_map<std::string, uint64_t> by_connection_ ABSL_GUARDED_BY(mu_);
+  absl::flat_hash_map<std::string, Client> by_client_ ABSL_GUARDED_BY(mu_);
   // Calls holding a reservation, oldest admission first (a fixed max_hold keeps the
   // list in deadline order): the watchdog only looks at its head.
   Hold* held_head_ ABSL_GUARDED_BY(mu_) = nullptr;

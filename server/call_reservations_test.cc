@@ -44,7 +44,10 @@ TEST(CallReservationsTest, ContextsItDidNotMakeAreNeitherReservedNorDeleted) {
 // the allocator they are one connection.
 TEST(CallReservationsTest, OneConnectionHoldsAtMostItsShare) {
   ReplyBudget budget(/*capacity_bytes=*/1000, /*max_reply_bytes=*/500);
-  CallReservations reservations(&budget, ReservationLimits{/*max_connection_share=*/0.5, absl::ZeroDuration()});
+  ReservationLimits limits;
+  limits.max_connection_share = 0.5;
+  limits.max_hold = absl::ZeroDuration();
+  CallReservations reservations(&budget, limits);
   EXPECT_EQ(reservations.connection_cap_bytes(), 500u);
   std::unique_ptr<grpc::CallbackServerContext> a(reservations.NewCallbackServerContext());
   std::unique_ptr<grpc::CallbackServerContext> b(reservations.NewCallbackServerContext());
@@ -67,6 +70,29 @@ TEST(CallReservationsTest, OneConnectionHoldsAtMostItsShare) {
   EXPECT_EQ(budget.stats().in_use_bytes, 0u);
   EXPECT_TRUE(reservations.Reserve(c.get(), 500).ok()) << "the connection's count went back to 0";
   reservations.Release(c.release());
+}
+
+// All these contexts are one client too: its share binds even where a connection's
+// does not (--max_connection_budget_share 1, as behind the edge).
+TEST(CallReservationsTest, OneClientHoldsAtMostItsShare) {
+  ReplyBudget budget(/*capacity_bytes=*/1000, /*max_reply_bytes=*/300);
+  ReservationLimits limits;
+  limits.max_connection_share = 1;
+  limits.max_client_share = 0.4;
+  limits.max_hold = absl::ZeroDuration();
+  CallReservations reservations(&budget, limits);
+  EXPECT_EQ(reservations.client_cap_bytes(), 400u);
+  std::unique_ptr<grpc::CallbackServerContext> a(reservations.NewCallbackServerContext());
+  std::unique_ptr<grpc::CallbackServerContext> b(reservations.NewCallbackServerContext());
+  ASSERT_TRUE(reservations.Reserve(a.get(), 300).ok());
+  absl::Status refused = reservations.Reserve(b.get(), 200);  // 500 > 400
+  EXPECT_EQ(refused.code(), absl::StatusCode::kResourceExhausted);
+  EXPECT_NE(refused.message().find("--max_client_budget_share"), absl::string_view::npos) << refused.message();
+  EXPECT_EQ(budget.stats().refused_client_share, 1u);
+  EXPECT_TRUE(reservations.Reserve(b.get(), 100).ok());  // exactly the share
+  reservations.Release(a.release());
+  reservations.Release(b.release());
+  EXPECT_EQ(budget.stats().in_use_bytes, 0u);
 }
 
 }  // namespace

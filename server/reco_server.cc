@@ -95,6 +95,10 @@ absl::Status CheckReplyBudget(const ServerOptions& o) {
     return absl::InvalidArgumentError(absl::StrCat("max_connection_budget_share: ", o.max_connection_budget_share,
                                                    " is not in (0, 1]"));
   }
+  if (!(o.max_client_budget_share > 0 && o.max_client_budget_share <= 1)) {
+    return absl::InvalidArgumentError(absl::StrCat("max_client_budget_share: ", o.max_client_budget_share,
+                                                   " is not in (0, 1]"));
+  }
   if (o.max_reply_hold < absl::ZeroDuration() ||
       (o.max_reply_hold > absl::ZeroDuration() && o.max_reply_hold < kMinReplyHold) ||
       o.max_reply_hold > kMaxReplyHold) {
@@ -319,7 +323,8 @@ CallReservations* RecoServer::Parts::InstallReplyBudget(grpc::ServerBuilder* bui
   if (options.mode == ServingMode::kCeiling || options.inflight_budget_bytes == 0) return nullptr;
   budget = std::make_unique<ReplyBudget>(options.inflight_budget_bytes, options.max_reply_bytes);
   auto contexts = std::make_unique<CallReservations>(
-      budget.get(), ReservationLimits{options.max_connection_budget_share, options.max_reply_hold});
+      budget.get(), ReservationLimits{options.max_connection_budget_share, options.max_reply_hold,
+                                      options.max_client_budget_share, options.client_header});
   CallReservations* reservations = contexts.get();
   builder->SetContextAllocator(std::move(contexts));
   return reservations;

@@ -133,6 +133,12 @@ struct ServerOptions {
   // what it holds comes back soon.
   double max_connection_budget_share = 0.5;
   absl::Duration max_reply_hold = absl::Seconds(10);
+  // The same share for one client, all its connections together; a client is the
+  // peer's address, or the last value of client_header (x-forwarded-for behind the
+  // shipped edge). A client whose call was cancelled for holding is refused for
+  // max_reply_hold, doubled at each further cancellation (call_reservations.h).
+  double max_client_budget_share = 0.5;
+  std::string client_header;
   // How often a build asks whether its caller still waits (cancelled, or past the
   // deadline), in items; 0 asks once, before building.
   uint32_t check_every_items = 16;

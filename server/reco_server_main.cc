@@ -16,6 +16,7 @@
 #include <tuple>
 
 #include "absl/flags/flag.h"
+#include "absl/strings/ascii.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/time/time.h"
@@ -91,6 +92,14 @@ ABSL_FLAG(double, max_connection_budget_share, 0.5,
           "the most of --inflight_budget_bytes the replies in flight of ONE connection may hold, in (0, 1]: a "
           "client that never reads leaves the rest to the others (behind a proxy that puts many clients on few "
           "connections, raise it)");
+ABSL_FLAG(double, max_client_budget_share, 0.5,
+          "the same for ONE client, all its connections together, in (0, 1]; a client is the peer's address "
+          "(or --client_header's value); a client whose call --max_reply_hold cancelled is refused for that "
+          "long, doubled at each further cancellation (at most 10 min)");
+ABSL_FLAG(std::string, client_header, "",
+          "metadata naming the client for --max_client_budget_share (its last comma-separated value), e.g. "
+          "x-forwarded-for behind the shipped edge, which sets it; trust it only if every connection comes "
+          "through such an edge. Empty: the peer's address");
 ABSL_FLAG(absl::Duration, max_reply_hold, absl::Seconds(10),
           "a call still holding its reply's budget this long after it was admitted (its client has not taken "
           "the reply) is cancelled, giving the budget back; 0 never cancels, else 100ms to 1h");
@@ -189,6 +198,8 @@ void ReadReplyBudgetFlags(reco::ServerOptions* o) {
   o->max_reply_bytes = static_cast<uint64_t>(Bounded(FLAGS_max_reply_bytes, "max_reply_bytes", 1, int64_t{1} << 40));
   o->max_connection_budget_share = absl::GetFlag(FLAGS_max_connection_budget_share);  // ranged by Start
   o->max_reply_hold = absl::GetFlag(FLAGS_max_reply_hold);
+  o->max_client_budget_share = absl::GetFlag(FLAGS_max_client_budget_share);  // ranged by Start
+  o->client_header = absl::AsciiStrToLower(absl::GetFlag(FLAGS_client_header));
   o->check_every_items = static_cast<uint32_t>(Bounded(FLAGS_check_every_items, "check_every_items", 0, 1 << 20));
 }
 

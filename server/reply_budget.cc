@@ -38,7 +38,17 @@ void ReplyBudget::Release(uint64_t bytes) { in_use_.fetch_sub(bytes, std::memory
 
 void ReplyBudget::CountRefusal(Refusal why) {
   refused_.fetch_add(1, std::memory_order_relaxed);
-  if (why == Refusal::kConnectionShare) refused_connection_share_.fetch_add(1, std::memory_order_relaxed);
+  switch (why) {
+    case Refusal::kConnectionShare:
+      refused_connection_share_.fetch_add(1, std::memory_order_relaxed);
+      break;
+    case Refusal::kClientShare:
+      refused_client_share_.fetch_add(1, std::memory_order_relaxed);
+      break;
+    case Refusal::kClientPenalty:
+      refused_client_penalty_.fetch_add(1, std::memory_order_relaxed);
+      break;
+  }
 }
 
 void ReplyBudget::CountHoldCancels(uint64_t calls) { cancelled_held_.fetch_add(calls, std::memory_order_relaxed); }
@@ -52,6 +62,8 @@ ReplyBudget::Stats ReplyBudget::stats() const {
   s.admitted = admitted_.load(std::memory_order_relaxed);
   s.refused = refused_.load(std::memory_order_relaxed);
   s.refused_connection_share = refused_connection_share_.load(std::memory_order_relaxed);
+  s.refused_client_share = refused_client_share_.load(std::memory_order_relaxed);
+  s.refused_client_penalty = refused_client_penalty_.load(std::memory_order_relaxed);
   s.cancelled_held = cancelled_held_.load(std::memory_order_relaxed);
   return s;
 }

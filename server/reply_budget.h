@@ -42,10 +42,11 @@ class ReplyBudget {
   uint64_t capacity_bytes() const { return capacity_; }
   uint64_t max_reply_bytes() const { return max_reply_; }
 
-  // Refusals and cancellations decided by a caller (CallReservations: a connection
-  // past its share, calls holding their reservation too long), counted here so that
-  // the budget's figures tell the whole story.
-  enum class Refusal { kConnectionShare };
+  // Refusals and cancellations decided by a caller (CallReservations: a connection or
+  // a client past its share, a client refused for not taking its replies, calls
+  // holding their reservation too long), counted here so that the budget's figures
+  // tell the whole story.
+  enum class Refusal { kConnectionShare, kClientShare, kClientPenalty };
   void CountRefusal(Refusal why);
   void CountHoldCancels(uint64_t calls);
 
@@ -57,6 +58,8 @@ class ReplyBudget {
     uint64_t admitted = 0;      // OK reservations
     uint64_t refused = 0;       // refused reservations, whoever refused them
     uint64_t refused_connection_share = 0;  // of refused: the connection's share was spent
+    uint64_t refused_client_share = 0;      // of refused: the client's share was spent
+    uint64_t refused_client_penalty = 0;    // of refused: the client is refused for a while
     uint64_t cancelled_held = 0;            // admitted calls cancelled for holding too long
   };
   Stats stats() const;
@@ -67,7 +70,8 @@ class ReplyBudget {
   const uint64_t capacity_;
   const uint64_t max_reply_;
   std::atomic<uint64_t> in_use_{0}, peak_{0}, admitted_{0}, refused_{0};
-  std::atomic<uint64_t> refused_connection_share_{0}, cancelled_held_{0};
+  std::atomic<uint64_t> refused_connection_share_{0}, refused_client_share_{0}, refused_client_penalty_{0};
+  std::atomic<uint64_t> cancelled_held_{0};
 };
 
 }  // namespace reco

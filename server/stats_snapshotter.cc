@@ -24,9 +24,12 @@ void ToProto(const ReplyBudget::Stats& cur, const ReplyBudget::Stats& base, cons
   out->set_admitted(cur.admitted - base.admitted);
   out->set_refused(cur.refused - base.refused);
   out->set_refused_connection_share(cur.refused_connection_share - base.refused_connection_share);
+  out->set_refused_client_share(cur.refused_client_share - base.refused_client_share);
+  out->set_refused_client_penalty(cur.refused_client_penalty - base.refused_client_penalty);
   out->set_cancelled_held(cur.cancelled_held - base.cancelled_held);
   if (reservations != nullptr) {
     out->set_connection_share_bytes(reservations->connection_cap_bytes());
+    out->set_client_share_bytes(reservations->client_cap_bytes());
     out->set_max_reply_hold_seconds(absl::ToDoubleSeconds(reservations->limits().max_hold));
   }
 }

@@ -53,9 +53,11 @@ std::string FormatStatsSummary(const v1::StatsSnapshot& s) {
     const v1::BudgetStats& b = s.budget();
     absl::StrAppendFormat(&out,
                           "reply budget: %.1f of %.1f MiB in use, peak %.1f MiB; %d admitted, %d refused "
-                          "(%d past a connection's share), %d cancelled for holding it\n",
+                          "(%d past a connection's share, %d past a client's, %d of clients refused for a while), "
+                          "%d cancelled for holding it\n",
                           b.in_use_bytes() / 1048576.0, b.capacity_bytes() / 1048576.0, b.peak_bytes() / 1048576.0,
-                          b.admitted(), b.refused(), b.refused_connection_share(), b.cancelled_held());
+                          b.admitted(), b.refused(), b.refused_connection_share(), b.refused_client_share(),
+                          b.refused_client_penalty(), b.cancelled_held());
   }
   if (s.trim().enabled()) {
     absl::StrAppendFormat(&out, "trim: %d malloc_trim calls, %.3f s in them, %.1f MiB RSS given back\n",

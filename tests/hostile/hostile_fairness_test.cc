@@ -13,6 +13,7 @@
 //   - another client's 200-item calls meanwhile succeed, byte for byte (>= 95 %).
 // Counts only; the waits are bounded.
 #include <atomic>
+#include <cstdlib>
 #include <chrono>
 #include <string>
 #include <thread>
@@ -54,6 +55,8 @@ TEST_P(HostileFairnessTest, ANeverReadingConnectionCannotStarveTheOthers) {
   const uint64_t capacity = start.budget().capacity_bytes();
   ASSERT_GT(capacity, 0u);
   nlohmann::json attack;
+  // The attacker is another client than the probes (another address), as it would be.
+  setenv("RAW_HTTP2_SOURCE", "127.0.0.2", 1);
   std::thread attacker([&] { attack = RunRawHttp2Client(server_->port(), kAttack); });
 
   // Wait until the attacker holds what it can: at least a quarter of the budget.
@@ -78,6 +81,7 @@ TEST_P(HostileFairnessTest, ANeverReadingConnectionCannotStarveTheOthers) {
     std::this_thread::sleep_for(std::chrono::milliseconds(100));
   }
   attacker.join();
+  unsetenv("RAW_HTTP2_SOURCE");
   const v1::StatsSnapshot after = server_->Stats(/*reset=*/false);
   std::printf("fairness %s: attacker held %llu of %llu bytes; %d of %d probes OK; %llu refused for the share, "
               "%llu cancelled for holding; attacker saw %s\n",
@@ -100,6 +104,66 @@ TEST_P(HostileFairnessTest, ANeverReadingConnectionCannotStarveTheOthers) {
   EXPECT_GE(after.budget().cancelled_held(), 1u);
   EXPECT_LE(after.budget().peak_bytes(), capacity);
   ExpectWhole(*server_, channel_.get(), "a never-reading connection filling the budget");
+}
+
+// Two never-reading connections of one client (both from 127.0.0.2; the probes come
+// from 127.0.0.1). Each connection alone stays within its share, but the two would
+// hold the whole budget: a client's connections together hold at most its share
+// (--max_client_budget_share). Then, the watchdog having cancelled the client's calls,
+// a third connection of the same client is refused at once for a while
+// (--max_reply_hold, doubled at each further cancellation): it does not get the
+// share straight back.
+TEST_P(HostileFairnessTest, TwoNeverReadingConnectionsOfOneClientLeaveTheOthersServed) {
+  const uint64_t capacity = server_->Stats(/*reset=*/true).budget().capacity_bytes();
+  ASSERT_GT(capacity, 0u);
+  setenv("RAW_HTTP2_SOURCE", "127.0.0.2", 1);
+  nlohmann::json attacks[2];
+  std::thread attackers[2];
+  for (int i = 0; i < 2; ++i) attackers[i] = std::thread([&, i] { attacks[i] = RunRawHttp2Client(server_->port(), kAttack); });
+  const auto give_up = std::chrono::steady_clock::now() + std::chrono::seconds(20);
+  while (server_->Stats(/*reset=*/false).budget().in_use_bytes() < capacity / 4 &&
+         std::chrono::steady_clock::now() < give_up) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  }
+  const uint64_t held = server_->Stats(/*reset=*/false).budget().in_use_bytes();
+  const v1::RecommendRequest probe = Request(200, v1::TEXT_PROFILE_REALISTIC, 5);
+  const std::string expected = ExpectedBytes(probe);
+  int ok = 0;
+  std::string first_failure;
+  for (int i = 0; i < kProbes; ++i) {
+    Reply reply = CallBytes(channel_.get(), probe.SerializeAsString(), absl::Seconds(20));
+    if (reply.status.ok() && reply.bytes == expected) {
+      ++ok;
+    } else if (first_failure.empty()) {
+      first_failure = reply.status.ok() ? "wrong bytes" : reply.status.error_message();
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  }
+  for (std::thread& t : attackers) t.join();
+  // The watchdog has cancelled the client's calls: a new connection of it is refused.
+  const nlohmann::json again = RunRawHttp2Client(server_->port(), "never_read_flood 4 10000 0.5");
+  unsetenv("RAW_HTTP2_SOURCE");
+  const v1::StatsSnapshot after = server_->Stats(/*reset=*/false);
+  std::printf("one client, two connections %s: held %llu of %llu bytes (peak %llu); %d of %d probes OK; %llu "
+              "refused for the connection's share, %llu for the client's; %llu cancelled for holding; attackers saw "
+              "%s and %s; then %s\n",
+              GetParam().c_str(), static_cast<unsigned long long>(held), static_cast<unsigned long long>(capacity),
+              static_cast<unsigned long long>(after.budget().peak_bytes()), ok, kProbes,
+              static_cast<unsigned long long>(after.budget().refused_connection_share()),
+              static_cast<unsigned long long>(after.budget().refused_client_share()),
+              static_cast<unsigned long long>(after.budget().cancelled_held()), attacks[0].dump().c_str(),
+              attacks[1].dump().c_str(), again.dump().c_str());
+  EXPECT_GE(held, capacity / 4) << "the attack never took hold: it proves nothing";
+  // The peak counts the probes' own small replies too (one at a time).
+  EXPECT_LE(after.budget().peak_bytes(), capacity / 2 + capacity / 64) << "one client held more than its share";
+  EXPECT_GE(ok, kProbes * 95 / 100) << "first failure: " << first_failure;
+  EXPECT_GE(after.budget().cancelled_held(), 1u);
+  ASSERT_TRUE(again.is_object() && again.contains("statuses")) << again.dump();
+  EXPECT_EQ(again["statuses"].value("8", 0), 4) << again.dump();
+  bool named = false;
+  for (const auto& m : again["messages"]) named |= m.get<std::string>().find("--max_reply_hold") != std::string::npos;
+  EXPECT_TRUE(named) << again.dump();
+  ExpectWhole(*server_, channel_.get(), "two never-reading connections of one client");
 }
 
 INSTANTIATE_TEST_SUITE_P(Modes, HostileFairnessTest, ::testing::ValuesIn(ModesAndApis()), ModeName);

@@ -4,7 +4,8 @@
     raw_http2_client.py PORT CASE [CASE ARGUMENTS]
 
 With RAW_HTTP2_TLS_CA=FILE in the environment it speaks TLS (ALPN h2) to a server
-whose certificate FILE signs, checking the name localhost; h2c otherwise.
+whose certificate FILE signs, checking the name localhost; h2c otherwise. With
+RAW_HTTP2_SOURCE=ADDRESS it connects from that address (127.0.0.2: another client).
 
 Speaks HTTP/2 itself (python3-h2), so it can send what no gRPC client would: a gRPC
 frame shorter than its length prefix, the wrong content type, a compressed flag with
@@ -63,7 +64,9 @@ def headers(content_type="application/grpc", path=PATH):
 
 
 def connect(port):
-    sock = socket.create_connection(("127.0.0.1", port), timeout=20)
+    # RAW_HTTP2_SOURCE=127.0.0.2: connect from that address, another client to the server.
+    source = os.environ.get("RAW_HTTP2_SOURCE")
+    sock = socket.create_connection(("127.0.0.1", port), timeout=20, source_address=(source, 0) if source else None)
     if not TLS_CA:
         return sock
     context = ssl.create_default_context(cafile=TLS_CA)

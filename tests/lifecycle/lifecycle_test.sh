@@ -45,12 +45,12 @@ drain | drain_async)
   # in flight at SIGTERM (done_before_signal is checked).
   items=10000
   sanitized_build "$server" && items=4000
-  # A reply budget that admits all 16 (24 MB each at its estimate): the drain is
-  # under test here, not the budget.
+  # A reply budget that admits all 16 (24 MB each at its estimate), all from one client:
+  # the drain is under test here, not the budget.
   # A 3 s drain delay: under ASan on 2 cores, 1 s was once too short for all 16 calls to
   # reach their handlers before gRPC's Shutdown (3 of 16 CANCELLED).
   start_reco_server --stderr "$tmp/d.err" "$tmp/d.out" "$server" "${extra[@]}" --shutdown_drain_delay=3s \
-    --inflight_budget_bytes=536870912 --shutdown_deadline=30s --shutdown_hard_deadline=40s ||
+    --inflight_budget_bytes=536870912 --max_client_budget_share=1 --shutdown_deadline=30s --shutdown_hard_deadline=40s ||
     fail "reco_server did not start"
   # SIGTERM 20 ms after the calls were sent; one more call, from a new client, 4.5 s after it, well after the
   # drain delay: a call arriving after gRPC's Shutdown began but before its client read
@@ -90,7 +90,7 @@ hard_deadline)
   # line). A watchdog that never fires fails all 3 (server/drain_test.cc tests it alone).
   for attempt in 1 2 3; do
     start_reco_server --stderr "$tmp/n.err" "$tmp/n.out" "$server" --shutdown_drain_delay=0s \
-      --inflight_budget_bytes=536870912 --shutdown_deadline=1s --shutdown_hard_deadline=1001ms ||
+      --inflight_budget_bytes=536870912 --max_client_budget_share=1 --shutdown_deadline=1s --shutdown_hard_deadline=1001ms ||
       fail "reco_server did not start"
     : >"$tmp/noread.out"
     timeout 60 "${client[@]}" noread "$SERVER_PORT" 16 10000 >"$tmp/noread.out" &
