@@ -1,12 +1,14 @@
 // See connection_acceptor.h.
 #include "server/connection_acceptor.h"
 
+#include <arpa/inet.h>
 #include <fcntl.h>
 #include <netdb.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
 #include <poll.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -28,6 +30,32 @@ constexpr int kBacklog = 4096;
 
 absl::Status Unavailable(const std::string& listen, const std::string& why) {
   return absl::UnavailableError(absl::StrCat("cannot listen on ", listen, ": ", why));
+}
+
+// The peer's address without its port, as text ("127.0.0.1", "::1").
+std::string SourceOf(const sockaddr_storage& peer) {
+  char text[INET6_ADDRSTRLEN] = {};
+  if (peer.ss_family == AF_INET) {
+    inet_ntop(AF_INET, &reinterpret_cast<const sockaddr_in*>(&peer)->sin_addr, text, sizeof text);
+  } else if (peer.ss_family == AF_INET6) {
+    inet_ntop(AF_INET6, &reinterpret_cast<const sockaddr_in6*>(&peer)->sin6_addr, text, sizeof text);
+  }
+  return text;
+}
+
+// The inode of the socket `fd` names; 0 if none.
+uint64_t InodeOf(int fd) {
+  struct stat st {};
+  return fstat(fd, &st) == 0 && S_ISSOCK(st.st_mode) ? static_cast<uint64_t>(st.st_ino) : 0;
+}
+
+// Whether the connection has neither sent nor received data for `idle`.
+bool IdleFor(int fd, absl::Duration idle) {
+  tcp_info info{};
+  socklen_t length = sizeof info;
+  if (getsockopt(fd, IPPROTO_TCP, TCP_INFO, &info, &length) != 0) return false;
+  const int64_t ms = absl::ToInt64Milliseconds(idle);
+  return info.tcpi_last_data_recv >= ms && info.tcpi_last_data_sent >= ms;
 }
 
 }  // namespace
@@ -111,6 +139,7 @@ void ConnectionAcceptor::Run(grpc::Server* server) {
     absl::Time next = absl::InfiniteFuture();
     fds.assign({{listen_fd_, POLLIN, 0}, {wake_read_, POLLIN, 0}});
     polled.clear();
+    if (!handed_over_.empty()) next = std::min(next, next_sweep_);
     for (size_t i = 0; i < waiting_.size(); ++i) {
       next = std::min(next, waiting_[i].deadline);
       if (waiting_[i].quiet_until > now) {
@@ -131,7 +160,7 @@ void ConnectionAcceptor::Run(grpc::Server* server) {
     }
     for (size_t i = 0; i < waiting_.size(); ++i) {
       if (!done[i] && waiting_[i].deadline <= after) {  // silent too long
-        close(waiting_[i].fd);
+        CloseWaiting(waiting_[i]);
         silent_closed_.fetch_add(1);
         done[i] = true;
       }
@@ -142,6 +171,7 @@ void ConnectionAcceptor::Run(grpc::Server* server) {
     }
     waiting_.resize(kept);
     if (fds[0].revents != 0) AcceptAll();
+    if (!handed_over_.empty() && absl::Now() >= next_sweep_) Sweep(absl::Now());
   }
   for (const Waiting& w : waiting_) close(w.fd);
   waiting_.clear();
@@ -151,25 +181,42 @@ void ConnectionAcceptor::AcceptAll() {
   for (;;) {  // everything waiting
     // Non-blocking: gRPC's endpoint reads until EAGAIN; a blocking socket would
     // park one of its pollers in recvmsg().
-    const int fd = accept4(listen_fd_, nullptr, nullptr, SOCK_CLOEXEC | SOCK_NONBLOCK);
+    sockaddr_storage peer{};
+    socklen_t peer_length = sizeof peer;
+    const int fd =
+        accept4(listen_fd_, reinterpret_cast<sockaddr*>(&peer), &peer_length, SOCK_CLOEXEC | SOCK_NONBLOCK);
     if (fd >= 0) {
       if (options_.max_descriptors > 0 && fd >= options_.max_descriptors) {
         close(fd);
         shed_.fetch_add(1);
+        next_sweep_ = std::min(next_sweep_, absl::Now());  // idle ones may go
         LogAtMostOncePerSecond(absl::StrCat("at least ", fd, " descriptors open, the connection cap (--max_connections=",
                                             options_.max_descriptors, "): closing new connections until some end; ",
                                             shed_.load(), " closed so far"));
         continue;
       }
+      std::string source = SourceOf(peer);
+      int64_t& from_source = per_source_[source];
+      if (options_.max_per_source > 0 && from_source >= options_.max_per_source) {
+        source_shed_.fetch_add(1);  // counted first: a peer that sees the close sees the count
+        close(fd);
+        LogAtMostOncePerSecond(absl::StrCat(from_source, " connections open from ", source,
+                                            ", the limit per source (--max_connections_per_source): closing its new "
+                                            "connections until some end; ",
+                                            source_shed_.load(), " closed so far"));
+        continue;
+      }
+      ++from_source;
       const int one = 1;
       setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);  // as gRPC's own listener does
       if (waiting_.size() >= std::max<size_t>(options_.max_waiting, 1)) {  // the oldest makes room
-        close(waiting_.front().fd);
+        CloseWaiting(waiting_.front());
         silent_closed_.fetch_add(1);
         waiting_.erase(waiting_.begin());
       }
       const absl::Time now = absl::Now();
-      waiting_.push_back({fd, now + options_.handshake_timeout, now});
+      waiting_.push_back({fd, now + options_.handshake_timeout, now, std::move(source)});
+      if (NearCap()) next_sweep_ = std::min(next_sweep_, now);
       continue;
     }
     if (errno == EINTR || errno == ECONNABORTED) continue;
@@ -190,6 +237,8 @@ bool ConnectionAcceptor::Settle(Waiting& w, grpc::Server* server, absl::Time now
   char bytes[kPreface];
   const ssize_t n = recv(w.fd, bytes, sizeof bytes, MSG_PEEK);
   if (n >= static_cast<ssize_t>(kPreface)) {
+    if (handed_over_.empty()) next_sweep_ = now + absl::Seconds(1);
+    handed_over_.push_back({w.fd, InodeOf(w.fd), w.source});
     grpc::AddInsecureChannelFromFd(server, w.fd);  // whatever they are: gRPC judges them
     return true;
   }
@@ -197,8 +246,52 @@ bool ConnectionAcceptor::Settle(Waiting& w, grpc::Server* server, absl::Time now
     w.quiet_until = now + absl::Milliseconds(20);  // part of it: look again soon, do not spin
     return false;
   }
-  close(w.fd);  // closed by the client, or an error
+  CloseWaiting(w);  // closed by the client, or an error
   return true;
+}
+
+void ConnectionAcceptor::CloseWaiting(const Waiting& w) {
+  close(w.fd);
+  Forget(w.source);
+}
+
+void ConnectionAcceptor::Forget(const std::string& source) {
+  auto it = per_source_.find(source);
+  if (it != per_source_.end() && --it->second <= 0) per_source_.erase(it);
+}
+
+bool ConnectionAcceptor::NearCap() const {
+  return options_.max_descriptors > 0 &&
+         static_cast<int64_t>(handed_over_.size() + waiting_.size()) >= options_.max_descriptors / 8 * 7;
+}
+
+void ConnectionAcceptor::Sweep(absl::Time now) {
+  size_t kept = 0;
+  int64_t shut = 0;  // shut down, not yet closed by gRPC
+  for (HandedOver& h : handed_over_) {
+    if (h.inode == 0 || InodeOf(h.fd) != h.inode) {  // gRPC closed it (the number may be reused)
+      Forget(h.source);
+      continue;
+    }
+    shut += h.shut;
+    handed_over_[kept++] = std::move(h);
+  }
+  handed_over_.resize(kept);
+  // Near the cap, idle ones are shut down, oldest first, down to 3/4 of it.
+  int64_t to_shut = NearCap() ? static_cast<int64_t>(handed_over_.size() + waiting_.size()) - shut -
+                                    options_.max_descriptors / 4 * 3
+                              : 0;
+  for (HandedOver& h : handed_over_) {
+    if (to_shut <= 0) break;
+    // Looked at again just before: the shorter the window in which gRPC could close it
+    // and another socket take its number.
+    if (h.shut || InodeOf(h.fd) != h.inode || !IdleFor(h.fd, options_.handshake_timeout)) continue;
+    shutdown(h.fd, SHUT_RDWR);  // not close: the descriptor is gRPC's, which closes it now
+    h.shut = true;
+    idle_shut_.fetch_add(1);
+    --to_shut;
+  }
+  next_sweep_ = now + (NearCap() ? absl::Milliseconds(250) : absl::Seconds(1));
 }
 
 void ConnectionAcceptor::LogAtMostOncePerSecond(const std::string& line) {

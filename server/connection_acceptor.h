@@ -25,12 +25,26 @@
 // more is closed at once (with a log line at most once a second), keeping the rest of
 // the open-files limit for the server's own needs, well before accept() fails.
 //
+// Per source. One address may hold at most `max_per_source` connections open
+// (waiting or handed over): past it, its new ones are closed at once, so that one
+// host cannot take the whole cap. The acceptor learns that gRPC closed a connection
+// it handed over by looking, once a second, whether its descriptor still names the
+// same socket (fstat's inode): gRPC offers no close callback.
+//
+// Near the cap (7/8 of `max_descriptors` open), connections handed over that have
+// neither sent nor received a byte for `handshake_timeout` (TCP_INFO) are shut down
+// (shutdown(2), gRPC then closes them), oldest first, at most 4 passes a second: a
+// client that sent its preface and nothing since holds no socket for long when
+// sockets run short. An idle gRPC channel loses its connection too and reconnects
+// on its next call.
+//
 // The connections it hands over get the server's channel arguments (idle, age,
 // keepalive, streams, message size). TLS ports keep gRPC's own listener, whose
 // handshake timeout covers them (see docs/server.md).
 //
 // Memory: at most `max_waiting` connections waiting for their preface (the oldest is
-// closed to make room), one small entry each.
+// closed to make room), one small entry each; one entry (descriptor, inode, source)
+// per connection handed over and one count per source address with one open.
 //
 // Example:
 //   auto acceptor = reco::ConnectionAcceptor::Listen("127.0.0.1:0", {absl::Seconds(5), 20000});  // binds now
@@ -52,10 +66,11 @@
 #include <string>
 #include <thread>
 
-#include <grpcpp/server.h>
-
 #include <vector>
 
+#include <grpcpp/server.h>
+
+#include "absl/container/flat_hash_map.h"
 #include "absl/status/statusor.h"
 #include "absl/time/time.h"
 
@@ -65,6 +80,7 @@ struct AcceptorOptions {
   absl::Duration handshake_timeout = absl::Seconds(5);  // for the preface to arrive
   int64_t max_descriptors = 0;  // the connection cap; 0: none (EMFILE still sheds)
   size_t max_waiting = 4096;    // connections waiting for their preface at most
+  int64_t max_per_source = 0;   // connections open from one address at most; 0: no limit
 };
 
 class ConnectionAcceptor {
@@ -82,6 +98,10 @@ class ConnectionAcceptor {
   uint64_t shed() const { return shed_.load(); }
   // Connections closed because their preface did not arrive in time, since Start.
   uint64_t silent_closed() const { return silent_closed_.load(); }
+  // New connections closed at once because their address held max_per_source.
+  uint64_t source_shed() const { return source_shed_.load(); }
+  // Idle connections handed over that were shut down near the cap.
+  uint64_t idle_shut() const { return idle_shut_.load(); }
 
   ConnectionAcceptor(const ConnectionAcceptor&) = delete;
   ConnectionAcceptor& operator=(const ConnectionAcceptor&) = delete;
@@ -92,6 +112,14 @@ class ConnectionAcceptor {
     int fd;
     absl::Time deadline;     // closed if its preface is not here by then
     absl::Time quiet_until;  // part of the preface came: look again from then
+    std::string source;      // the peer's address, without its port
+  };
+  // A connection handed to gRPC, as far as the acceptor can tell still open.
+  struct HandedOver {
+    int fd;
+    uint64_t inode;  // its socket's: the descriptor may be reused once gRPC closes it
+    std::string source;
+    bool shut = false;  // shut down as idle near the cap; gRPC closes it
   };
 
   ConnectionAcceptor(int listen_fd, int port, int wake_read, int wake_write, AcceptorOptions options);
@@ -100,6 +128,12 @@ class ConnectionAcceptor {
   // Hands `w` to gRPC when its preface is here, or closes it; false to keep waiting.
   bool Settle(Waiting& w, grpc::Server* server, absl::Time now);
   void Shed();
+  // Closes `w`, which waited for its preface, and forgets it.
+  void CloseWaiting(const Waiting& w);
+  void Forget(const std::string& source);
+  // Forgets the connections gRPC closed; near the cap, shuts down idle ones.
+  void Sweep(absl::Time now);
+  bool NearCap() const;
   void LogAtMostOncePerSecond(const std::string& line);
 
   const int listen_fd_;
@@ -108,8 +142,11 @@ class ConnectionAcceptor {
   const AcceptorOptions options_;
   int spare_fd_ = -1;                 // /dev/null, given up on EMFILE
   std::vector<Waiting> waiting_;
+  std::vector<HandedOver> handed_over_;  // oldest first
+  absl::flat_hash_map<std::string, int64_t> per_source_;  // connections open, waiting or handed over
+  absl::Time next_sweep_ = absl::InfinitePast();
   absl::Time last_log_ = absl::InfinitePast();
-  std::atomic<uint64_t> shed_{0}, silent_closed_{0};
+  std::atomic<uint64_t> shed_{0}, silent_closed_{0}, source_shed_{0}, idle_shut_{0};
   std::thread thread_;
 };
 

@@ -23,8 +23,13 @@
 namespace reco {
 namespace {
 
-int Connect(int port) {
+// Connects from `source` (127.0.0.2 stands for another host).
+int Connect(int port, const char* source = "127.0.0.1") {
   const int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+  sockaddr_in from{};
+  from.sin_family = AF_INET;
+  inet_pton(AF_INET, source, &from.sin_addr);
+  EXPECT_EQ(bind(fd, reinterpret_cast<sockaddr*>(&from), sizeof from), 0);
   sockaddr_in addr{};
   addr.sin_family = AF_INET;
   addr.sin_port = htons(static_cast<uint16_t>(port));
@@ -107,6 +112,53 @@ TEST(ConnectionAcceptorTest, SilentConnectionsCloseAtTheTimeoutAndAPrefaceIsHand
   EXPECT_EQ(frame[3], 0x4) << "not a SETTINGS frame";
   (*acceptor)->Stop();
   for (int fd : {silent, partial, talking}) close(fd);
+}
+
+// A connection that sent its preface, once gRPC answers it (its SETTINGS frame): true;
+// false if the server closed it instead. At most 10 s.
+bool HandedToGrpc(int fd) {
+  static const char kPreface[] = "PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n";
+  if (send(fd, kPreface, sizeof kPreface - 1, MSG_NOSIGNAL) != 24) return false;
+  pollfd p{fd, POLLIN, 0};
+  if (poll(&p, 1, 10000) != 1) return false;
+  char frame[9];
+  return recv(fd, frame, sizeof frame, 0) == 9 && frame[3] == 0x4;
+}
+
+TEST(ConnectionAcceptorTest, OneSourceHoldsAtMostItsConnectionsAndGetsThemBackWhenOneEnds) {
+  PortlessServer portless;
+  AcceptorOptions options;
+  options.handshake_timeout = absl::Seconds(30);
+  options.max_per_source = 3;
+  auto acceptor = ConnectionAcceptor::Listen("127.0.0.1:0", options);
+  ASSERT_TRUE(acceptor.ok()) << acceptor.status();
+  (*acceptor)->Start(portless.server.get());
+  const int port = (*acceptor)->port();
+  // 127.0.0.2's three: one waits silent, two are handed over; all three count.
+  const int silent = Connect(port, "127.0.0.2");
+  const int first = Connect(port, "127.0.0.2");
+  const int second = Connect(port, "127.0.0.2");
+  ASSERT_TRUE(HandedToGrpc(first));
+  ASSERT_TRUE(HandedToGrpc(second));
+  const int fourth = Connect(port, "127.0.0.2");
+  EXPECT_TRUE(ClosedByServer(fourth, std::chrono::seconds(10)));
+  EXPECT_EQ((*acceptor)->source_shed(), 1u);
+  const int other = Connect(port, "127.0.0.1");  // another source is served
+  EXPECT_TRUE(HandedToGrpc(other));
+  // One of 127.0.0.2's ends: once gRPC has closed it and the acceptor noticed (its
+  // sweep, once a second), 127.0.0.2 may connect again.
+  close(first);
+  bool again = false;
+  for (int i = 0; i < 100 && !again; ++i) {
+    const int fd = Connect(port, "127.0.0.2");
+    again = HandedToGrpc(fd);
+    close(fd);
+    if (!again) std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  }
+  EXPECT_TRUE(again) << "127.0.0.2 never got its connection back";
+  EXPECT_EQ((*acceptor)->silent_closed(), 0u);
+  (*acceptor)->Stop();
+  for (int fd : {silent, second, fourth, other}) close(fd);
 }
 
 }  // namespace

@@ -40,6 +40,10 @@ absl::Status CheckConnectionLimits(const ConnectionLimits& l) {
                              std::tuple{"keepalive_min_ping_interval", l.min_recv_ping_interval, ms}}) {
     if (absl::Status s = CheckDuration(name, d, lo); !s.ok()) return s;
   }
+  if (l.max_connections_per_source < 0 || l.max_connections_per_source > (int64_t{1} << 24)) {
+    return absl::InvalidArgumentError(absl::StrCat("max_connections_per_source=", l.max_connections_per_source,
+                                                   " is out of range [0, ", int64_t{1} << 24, "]"));
+  }
   if (l.max_connections < 0 || l.max_connections > (int64_t{1} << 24)) {
     return absl::InvalidArgumentError(
         absl::StrCat("max_connections=", l.max_connections, " is out of range [0, ", int64_t{1} << 24, "]"));

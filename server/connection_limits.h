@@ -43,6 +43,10 @@ struct ConnectionLimits {
   // many descriptors or more (connection_acceptor.h). 0: the open-files limit minus
   // kReservedDescriptors, so the server's own files never run out first.
   int64_t max_connections = 0;
+  // Insecure port: a new connection is closed at once while its source address has
+  // this many open (connection_acceptor.h), so one host cannot take the whole cap;
+  // behind a proxy, all its clients are one source. 0: no limit.
+  int64_t max_connections_per_source = 1024;
   // The server pings a connection that has been quiet this long and closes it when
   // no answer comes within keepalive_timeout: a vanished peer frees its socket.
   absl::Duration keepalive_time = absl::Minutes(2);

@@ -76,6 +76,9 @@ TEST(ConnectionLimits, DefaultsPassAndEachBoundNamesItsFlag) {
   l = ConnectionLimits{};
   l.max_ping_strikes = -1;
   EXPECT_NE(CheckConnectionLimits(l).message().find("keepalive_max_ping_strikes=-1"), std::string::npos);
+  l = ConnectionLimits{};
+  l.max_connections_per_source = -1;
+  EXPECT_NE(CheckConnectionLimits(l).message().find("max_connections_per_source=-1"), std::string::npos);
   EXPECT_FALSE(l.accept_compressed_requests);  // identity only by default
 }
 

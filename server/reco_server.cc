@@ -406,8 +406,11 @@ absl::Status RecoServer::Parts::Listen(grpc::ServerBuilder* builder) {
   }
   const int64_t cap = options.connection.max_connections != 0 ? options.connection.max_connections
                                                               : DefaultMaxConnections();
-  absl::StatusOr<std::unique_ptr<ConnectionAcceptor>> bound =
-      ConnectionAcceptor::Listen(options.listen, AcceptorOptions{options.connection.handshake_timeout, cap});
+  AcceptorOptions acceptor_options;
+  acceptor_options.handshake_timeout = options.connection.handshake_timeout;
+  acceptor_options.max_descriptors = cap;
+  acceptor_options.max_per_source = options.connection.max_connections_per_source;
+  absl::StatusOr<std::unique_ptr<ConnectionAcceptor>> bound = ConnectionAcceptor::Listen(options.listen, acceptor_options);
   if (!bound.ok()) return bound.status();
   acceptor = *std::move(bound);
   return absl::OkStatus();

@@ -1,0 +1,71 @@
+#!/usr/bin/env bash
+# Connections that send the HTTP/2 preface and nothing more (preface_only.py, from
+# 127.0.0.2) against reco_server's connection limits, and another client's 200-item
+# calls (reco_load, from 127.0.0.1, verified byte for byte) meanwhile:
+#   1. the limit per source, at its default: of 1,100 such connections 1,024 are kept
+#      and 76 closed at once; the other client gets at least 95 % of its calls;
+#   2. near the connection cap (--max_connections 400, no per-source limit): those
+#      past the cap are closed at once, and once the rest have been idle for
+#      --handshake_timeout (1 s) the server shuts them down to 3/4 of the cap, so the
+#      other client gets a connection and at least 95 % of its calls.
+# Without the per-source limit the first keeps all 1,100; without the idle shutdown
+# the second never closes a held connection and the other client finds no room.
+#   connection_cap_test.sh RECO_SERVER RECO_LOAD
+set -uo pipefail
+server=$1 load=$2
+here=$(cd "$(dirname "$0")" && pwd)
+. "$here/../../scripts/lib/reco_servers.sh"
+reco_test_dir tmp
+
+status() {  # status KEY: the attacker's last count of KEY
+  /usr/bin/python3 -c 'import json, sys
+try: print(json.load(open(sys.argv[1]))[sys.argv[2]])
+except (OSError, ValueError): print(-1)' "$tmp/status.json" "$1"
+}
+wait_status() {  # wait_status KEY MIN: until the attacker counts at least MIN of KEY (10 s)
+  for _ in $(seq 200); do [ "$(status "$1")" -ge "$2" ] && return 0; sleep 0.05; done
+  return 1
+}
+probe() {  # probe NAME: 1 s of another client's 200-item calls, at least 95 % OK
+  timeout 60 "$load" --target "probe=127.0.0.1:$SERVER_PORT" --duration 1s --warmup 0s --rounds 1 --connections 1 \
+    --concurrency 1 --verify_every 1 --max_error_rate 1 --quiet --json "$tmp/$1.json" >"$tmp/$1.out" 2>&1 ||
+    fail "$1: reco_load: $(cat "$tmp/$1.out")"
+  read -r ok completed wrong < <(/usr/bin/python3 -c 'import json, sys
+c = json.load(open(sys.argv[1]))["targets"][0]["rounds"][0]["client"]
+print(c["ok"], c["completed"], c["wrong_content"] + c["wrong_item_count"])' "$tmp/$1.json")
+  echo "$1: the other client's calls: $ok OK of $completed, $wrong wrong"
+  [ "$wrong" = 0 ] && [ "$completed" -ge 5 ] && [ $((ok * 100)) -ge $((completed * 95)) ] ||
+    fail "$1: $ok OK of $completed, $wrong wrong"
+}
+
+# 1. The limit per source, default.
+start_reco_server "$tmp/s1.out" "$server" --mode arena_pool --handshake_timeout 1s || fail "reco_server did not start"
+/usr/bin/python3 "$here/preface_only.py" "$SERVER_PORT" 1100 30 "$tmp/status.json" >"$tmp/a1.json" &
+attacker=$!
+wait_status opened 1100 || fail "per source: the attacker did not open its connections: $(cat "$tmp/status.json")"
+wait_status closed_at_once 76 || fail "per source: not 76 closed at once: $(cat "$tmp/status.json")"
+probe per_source
+echo "per source: $(cat "$tmp/status.json")"
+[ "$(status closed_at_once)" = 76 ] && [ "$(status open)" = 1024 ] ||
+  fail "per source: 1,024 kept and 76 closed expected: $(cat "$tmp/status.json")"
+grep -q -- "--max_connections_per_source" "$tmp/s1.out" || fail "per source: no log line naming the flag"
+kill "$attacker"
+wait "$attacker" 2>/dev/null
+stop_reco_server
+
+# 2. Near the cap.
+rm -f "$tmp/status.json"
+start_reco_server "$tmp/s2.out" "$server" --mode arena_pool --handshake_timeout 1s --max_connections 400 \
+  --max_connections_per_source 0 || fail "reco_server did not start"
+/usr/bin/python3 "$here/preface_only.py" "$SERVER_PORT" 450 30 "$tmp/status.json" >"$tmp/a2.json" &
+attacker=$!
+wait_status opened 450 || fail "near the cap: the attacker did not open its connections: $(cat "$tmp/status.json")"
+wait_status closed_at_once 1 || fail "near the cap: none closed at the cap: $(cat "$tmp/status.json")"
+wait_status closed_later 40 || fail "near the cap: idle connections were not shut down: $(cat "$tmp/status.json")"
+probe near_cap
+echo "near the cap: $(cat "$tmp/status.json")"
+[ "$(status open)" -ge 290 ] || fail "near the cap: shut down past 3/4 of the cap: $(cat "$tmp/status.json")"
+kill "$attacker"
+wait "$attacker" 2>/dev/null
+stop_reco_server
+echo PASS
