@@ -14,11 +14,11 @@
 #
 # The suite runs in parallel (scripts/test.sh: ctest -j, two jobs per CPU). A test whose
 # verdict depends on the machine's time -- a ratio held to a bound (e2e_require_test),
-# a drain delay its calls must beat, an attack that must reach a limit in its second,
-# the machine deliberately disturbed -- is SERIAL: beside another test it would read
-# its figures off a machine the suite is sharing. A test that drives load with every
-# CPU busy but judges only counts, statuses and RSS (the load scripts' short forms,
-# which print their ratios without bounding them; the floods; the matrix page) is
+# a drain delay its calls must beat, the machine deliberately disturbed -- is SERIAL:
+# beside another test it would read its figures off a machine the suite is sharing. A
+# test that drives load with every CPU busy but judges only counts, statuses and RSS
+# (the load scripts' short forms, which print their ratios without bounding them; the
+# floods; the matrix page; the HTTP/2 attacks, which pass beside two busy loops) is
 # HEAVY: it runs beside the light tests, which wait on sockets and timers, but not
 # beside another load. A test that bounds only its own process's RSS needs no such
 # care: another process does not move it.
