@@ -38,7 +38,8 @@ absl::StatusOr<ProtoSchema> LoadSchema(const CallFlags& f, const LoadOptions& op
   if (!f.protoset.empty()) return LoadProtoset(f.protoset);
   if (options.targets.empty()) return Bad("--target is required: give at least one NAME=HOST:PORT");
   // A link of one connection to the first target, dialled as the load will be.
-  TargetLink link(options.targets.front(), 1, 0, TlsDialOf(options), options.lb_policy);
+  TargetLink link(options.targets.front(), 1, 0, options.max_receive_message_bytes, TlsDialOf(options),
+                  options.lb_policy);
   return SchemaFromReflection(link.channel(0), service, options.probe_deadline);
 }
 

@@ -246,6 +246,10 @@ absl::Status ValidateLoadOptions(const LoadOptions& o) {
   if (o.lookahead_bytes < 0) {
     return Bad("--lookahead_bytes", absl::StrCat("must be 0 (gRPC's default) or positive, got ", o.lookahead_bytes));
   }
+  if (o.max_receive_message_bytes < 4096) {
+    return Bad("--max_receive_message_bytes",
+               absl::StrCat("must be from 4096 to 2147483647, got ", o.max_receive_message_bytes));
+  }
   if (o.threads < 0 || o.threads > 256) {
     return Bad("--threads", absl::StrCat("must be from 1 to 256, or 0 for one per connection, got ", o.threads));
   }

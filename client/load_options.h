@@ -91,6 +91,10 @@ struct LoadOptions {
   // spare the server a wait for WINDOW_UPDATE mid-response (h2load opens 1 GiB
   // windows); on our 2-core machine the difference was within the noise.
   int lookahead_bytes = 0;
+  // The largest reply a call may receive; past it the call fails RESOURCE_EXHAUSTED.
+  // A bound on what a server can make the client buffer (none, as before: whatever
+  // length the server claims), above the server's default --max_reply_bytes.
+  int max_receive_message_bytes = 64 << 20;
   // Threads that drive the completion queues, each with its own. 0: one per connection,
   // at most the machine's CPUs (ResolvedThreads). One thread was the limit against
   // fast targets: with 2 connections, 2 threads raised the ceiling's req/s and lowered

@@ -113,6 +113,7 @@ TEST(ValidateLoadOptions, NamesTheBadFlag) {
       {"--concurrency", [](LoadOptions* o) { o->concurrency = 0; }},
       {"--connections", [](LoadOptions* o) { o->connections = 0; }},
       {"--lookahead_bytes", [](LoadOptions* o) { o->lookahead_bytes = -1; }},
+      {"--max_receive_message_bytes", [](LoadOptions* o) { o->max_receive_message_bytes = 4095; }},
       {"--lb_policy", [](LoadOptions* o) { o->lb_policy = "grpclb"; }},
       {"--lb_policy", [](LoadOptions* o) { o->lb_policy = ""; }},
       {"--threads", [](LoadOptions* o) { o->threads = -1; }},

@@ -71,6 +71,9 @@ ABSL_FLAG(std::string, lb_policy, "round_robin",
           "gRPC load balancing for a target with replicas or a dns:/// address: round_robin or pick_first.");
 ABSL_FLAG(int32_t, lookahead_bytes, 0,
           "gRPC's per-stream read-ahead window (GRPC_ARG_HTTP2_STREAM_LOOKAHEAD_BYTES); 0: gRPC's default.");
+ABSL_FLAG(int32_t, max_receive_message_bytes, 64 << 20,
+          "The largest reply a call may receive, 4096 to 2147483647; past it the call fails RESOURCE_EXHAUSTED "
+          "(a server cannot make reco_load buffer more).");
 ABSL_FLAG(int32_t, threads, 0,
           "Client threads, each driving its own completion queue; 0: one per connection, at most the CPUs.");
 ABSL_FLAG(std::string, grpc_poll_strategy, "auto",
@@ -184,6 +187,7 @@ absl::StatusOr<reco::LoadOptions> OptionsFromFlags(const std::vector<std::string
   o.connections = absl::GetFlag(FLAGS_connections);
   o.threads = absl::GetFlag(FLAGS_threads);
   o.lookahead_bytes = absl::GetFlag(FLAGS_lookahead_bytes);
+  o.max_receive_message_bytes = absl::GetFlag(FLAGS_max_receive_message_bytes);
   const int64_t items = absl::GetFlag(FLAGS_items);
   if (items < 0 || items > reco::kMaxItemCount) {
     return absl::InvalidArgumentError(absl::StrCat("--items must be from 0 to ", reco::kMaxItemCount, ", got ", items));

@@ -56,7 +56,7 @@ absl::StatusOr<std::vector<std::string>> ResolveDns(absl::string_view address) {
 
 }  // namespace
 
-TargetLink::TargetLink(TargetSpec spec, int connections, int lookahead_bytes, TlsDial tls,
+TargetLink::TargetLink(TargetSpec spec, int connections, int lookahead_bytes, int max_receive_bytes, TlsDial tls,
                        const std::string& lb_policy)
     : spec_(std::move(spec)), tls_(tls.on()) {
   const std::vector<std::string> backends = spec_.Backends();
@@ -71,7 +71,7 @@ TargetLink::TargetLink(TargetSpec spec, int connections, int lookahead_bytes, Tl
   }
   for (int i = 0; i < connections; ++i) {
     grpc::ChannelArguments args;
-    args.SetMaxReceiveMessageSize(-1);
+    args.SetMaxReceiveMessageSize(max_receive_bytes);
     // A distinct argument makes a distinct subchannel key; the local pool keeps
     // channels from sharing subchannels through the global pool.
     args.SetInt("reco_load.connection_index", i);
@@ -99,7 +99,7 @@ TargetLink::TargetLink(TargetSpec spec, int connections, int lookahead_bytes, Tl
     r.address = address;
     if (own_replica_channels_) {
       grpc::ChannelArguments args;
-      args.SetMaxReceiveMessageSize(-1);
+      args.SetMaxReceiveMessageSize(max_receive_bytes);
       if (tls.on() && !tls.server_name.empty()) args.SetSslTargetNameOverride(tls.server_name);
       r.channel = grpc::CreateCustomChannel(address, credentials, args);
     } else {
@@ -159,8 +159,12 @@ absl::Status TargetLink::ProbeChannel(grpc::Channel& channel, grpc::GenericStub&
     const bool maybe_tls = !tls_ && status.error_code() == grpc::StatusCode::UNAVAILABLE;
     const std::string what =
         requests.checks_replies() ? "the probe Recommend" : absl::StrCat("the probe call of ", requests.method());
+    // gRPC's "Received message larger than max (N vs. M)": the reply, not the server.
+    const bool too_large = status.error_code() == grpc::StatusCode::RESOURCE_EXHAUSTED &&
+                           absl::StrContains(status.error_message(), "larger than max");
     return FromGrpc(status, absl::StrCat(who, " failed ", what,
-                                         tls_ ? " (over TLS)" : maybe_tls ? " (a TLS server needs --tls_ca)" : ""));
+                                         tls_ ? " (over TLS)" : maybe_tls ? " (a TLS server needs --tls_ca)" : "",
+                                         too_large ? " (its reply is over --max_receive_message_bytes)" : ""));
   }
   if (check_bytes && !requests.MatchesExpected(0, reply.message)) {
     return absl::DataLossError(absl::StrCat(who, " answered the probe with ", reply.message.Length(),

@@ -60,8 +60,9 @@ TlsDial TlsDialOf(const LoadOptions& options);
 class TargetLink {
  public:
   // lookahead_bytes: GRPC_ARG_HTTP2_STREAM_LOOKAHEAD_BYTES, 0 for gRPC's default.
+  // max_receive_bytes: the largest reply a call may receive.
   // lb_policy: "round_robin" or "pick_first", used only for several backends or dns:///.
-  TargetLink(TargetSpec spec, int connections, int lookahead_bytes, TlsDial tls = {},
+  TargetLink(TargetSpec spec, int connections, int lookahead_bytes, int max_receive_bytes, TlsDial tls = {},
              const std::string& lb_policy = "round_robin");
 
   const TargetSpec& spec() const { return spec_; }

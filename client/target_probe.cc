@@ -51,8 +51,8 @@ const RequestSet* RequestSets::For(const CatalogueOptions& catalogue, int varian
 absl::StatusOr<ProbedTarget> ProbeTarget(const TargetSpec& spec, const LoadOptions& options, RequestSets* sets,
                                          std::vector<std::string>* warnings) {
   ProbedTarget t;
-  t.link = std::make_unique<TargetLink>(spec, options.connections, options.lookahead_bytes, TlsDialOf(options),
-                                        options.lb_policy);
+  t.link = std::make_unique<TargetLink>(spec, options.connections, options.lookahead_bytes,
+                                        options.max_receive_message_bytes, TlsDialOf(options), options.lb_policy);
   if (!t.link->replica_note().empty()) warnings->push_back(absl::StrCat(spec.name, ": ", t.link->replica_note()));
   // Stats first, for the catalogue; an unreachable target fails the probe below with
   // the clearer message.
