@@ -1,5 +1,8 @@
 #include "cli/flag_parse.h"
 
+#include <sys/stat.h>
+#include <unistd.h>
+
 #include <cstdio>
 #include <cstdlib>
 #include <iostream>
@@ -14,6 +17,7 @@
 #include "absl/flags/usage_config.h"
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_split.h"
 #include "absl/strings/strip.h"
 #include "cli/build_info.h"
 
@@ -28,6 +32,30 @@ bool IsUsageFlag(absl::string_view name) {
     if (name == usage) return true;
   }
   return false;
+}
+
+// A flag file absl may read: each comma-separated path names a readable regular file
+// of at most 1 MiB. absl read --flagfile=/dev/zero as no flags at all (the program then
+// ran on its defaults), and would read a FIFO or a huge file without end.
+absl::Status CheckFlagfiles(absl::string_view paths) {
+  constexpr off_t kMaxFlagfileBytes = off_t{1} << 20;
+  for (absl::string_view path : absl::StrSplit(paths, ',')) {
+    const std::string file(path);
+    struct stat st {};
+    if (file.empty() || stat(file.c_str(), &st) != 0) {
+      return absl::InvalidArgumentError(absl::StrCat("--flagfile=", file, ": no such file"));
+    }
+    if (!S_ISREG(st.st_mode)) {
+      return absl::InvalidArgumentError(absl::StrCat("--flagfile=", file, ": not a regular file"));
+    }
+    if (st.st_size > kMaxFlagfileBytes) {
+      return absl::InvalidArgumentError(absl::StrCat("--flagfile=", file, ": ", st.st_size, " bytes, over 1 MiB"));
+    }
+    if (access(file.c_str(), R_OK) != 0) {
+      return absl::InvalidArgumentError(absl::StrCat("--flagfile=", file, ": not readable"));
+    }
+  }
+  return absl::OkStatus();
 }
 
 // Parses `value` into `flag` to see whether it is valid, then puts the old value back.
@@ -49,6 +77,11 @@ absl::Status CheckOne(int argc, char** argv, int* i) {
   const absl::string_view name = arg.substr(0, eq);
   const bool has_value = eq != absl::string_view::npos;
   const absl::string_view value = has_value ? arg.substr(eq + 1) : absl::string_view();
+  if (name == "flagfile") {
+    if (has_value) return CheckFlagfiles(value);
+    if (*i + 1 >= argc) return absl::InvalidArgumentError("Missing the value for the flag 'flagfile'");
+    return CheckFlagfiles(argv[++*i]);
+  }
   if (IsUsageFlag(name) && absl::FindCommandLineFlag(name) == nullptr) return absl::OkStatus();
   absl::CommandLineFlag* flag = absl::FindCommandLineFlag(name);
   bool negative = false;

@@ -1,5 +1,6 @@
 #include "cli/flag_parse.h"
 
+#include <cstdio>
 #include <string>
 #include <vector>
 
@@ -48,6 +49,20 @@ TEST(CheckFlags, NamesTheFirstBadFlag) {
   EXPECT_EQ(Message({"--quiet="}), "Missing the value after assignment for the boolean flag 'quiet'");
   EXPECT_EQ(Message({"--noquiet=true"}), "Negative form with assignment is not valid for the boolean flag 'quiet'");
   EXPECT_EQ(Check({"--bogus"}).code(), absl::StatusCode::kInvalidArgument);
+}
+
+TEST(CheckFlags, AFlagFileMustBeASmallReadableFile) {
+  EXPECT_EQ(Message({"--flagfile=/dev/zero"}), "--flagfile=/dev/zero: not a regular file");
+  EXPECT_EQ(Message({"--flagfile", "/no/such/file"}), "--flagfile=/no/such/file: no such file");
+  EXPECT_EQ(Message({"--flagfile="}), "--flagfile=: no such file");
+  EXPECT_EQ(Message({"--flagfile"}), "Missing the value for the flag 'flagfile'");
+  const std::string file = ::testing::TempDir() + "/flags.txt";
+  FILE* f = std::fopen(file.c_str(), "w");
+  ASSERT_NE(f, nullptr);
+  std::fputs("--rounds=4\n", f);
+  std::fclose(f);
+  EXPECT_TRUE(Check({"--flagfile=" + file}).ok()) << Message({"--flagfile=" + file});
+  EXPECT_EQ(Message({"--flagfile=" + file + ",/dev/null"}), "--flagfile=/dev/null: not a regular file");
 }
 
 TEST(CheckFlags, ChangesNoFlag) {
