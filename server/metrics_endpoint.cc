@@ -26,7 +26,7 @@ class SnapshotCollectable : public prometheus::Collectable {
 
 // civetweb's form of HOST:PORT: the port alone for every IPv4 interface.
 std::string CivetwebPort(const std::string& listen) {
-  if (ListensOnEveryInterface(listen) && listen.rfind("[::]", 0) != 0 && listen.rfind("::", 0) != 0) {
+  if (ListensOnEveryInterface(listen)) {  // IPv4 only: CheckMetricsListen
     return listen.substr(listen.rfind(':') + 1);
   }
   return listen;
@@ -34,8 +34,18 @@ std::string CivetwebPort(const std::string& listen) {
 
 }  // namespace
 
+absl::Status CheckMetricsListen(const std::string& listen) {
+  if (absl::Status s = CheckListenAddress(listen); !s.ok()) return s;
+  if (listen.find('[') != std::string::npos || listen.find("::") != std::string::npos) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "listen=", listen, ": the metrics endpoint has no IPv6 (Debian's civetweb, which prometheus-cpp serves "
+        "with, is built without it): give an IPv4 address, e.g. 127.0.0.1:9464 or 0.0.0.0:9464"));
+  }
+  return absl::OkStatus();
+}
+
 absl::StatusOr<std::unique_ptr<MetricsEndpoint>> MetricsEndpoint::Start(const std::string& listen, Source source) {
-  if (absl::Status s = CheckListenAddress(listen); !s.ok()) {
+  if (absl::Status s = CheckMetricsListen(listen); !s.ok()) {
     return absl::InvalidArgumentError(absl::StrCat("metrics_", s.message()));
   }
   std::unique_ptr<MetricsEndpoint> endpoint(new MetricsEndpoint());

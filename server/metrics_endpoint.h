@@ -26,6 +26,7 @@
 #include <memory>
 #include <string>
 
+#include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "proto/stats.pb.h"
 
@@ -36,12 +37,18 @@ class Collectable;
 
 namespace reco {
 
+// OK when `listen` is an address the endpoint can serve on: HOST:PORT as --listen
+// takes it (an empty host, 0.0.0.0 or * is every IPv4 interface), IPv4 only: Debian's
+// civetweb, which prometheus-cpp serves with, is built without IPv6 (binding [::1]
+// failed with "null context when constructing CivetServer"). InvalidArgument with
+// "listen=..." and the reason otherwise.
+absl::Status CheckMetricsListen(const std::string& listen);
+
 class MetricsEndpoint {
  public:
   using Source = std::function<v1::StatsSnapshot()>;
-  // listen: HOST:PORT as --listen takes it (an empty host, 0.0.0.0 or * is every
-  // IPv4 interface; [::1] IPv6). InvalidArgument for a malformed address,
-  // Unavailable when it cannot be bound.
+  // listen: as CheckMetricsListen takes it. InvalidArgument for an address it
+  // refuses, Unavailable when it cannot be bound.
   static absl::StatusOr<std::unique_ptr<MetricsEndpoint>> Start(const std::string& listen, Source source);
   ~MetricsEndpoint();
 

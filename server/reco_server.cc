@@ -113,7 +113,7 @@ absl::Status CheckReplyBudget(const ServerOptions& o) {
 absl::Status CheckOptions(const ServerOptions& o) {
   if (absl::Status s = CheckListenAddress(o.listen); !s.ok()) return s;
   if (!o.metrics_listen.empty()) {
-    if (absl::Status s = CheckListenAddress(o.metrics_listen); !s.ok()) {
+    if (absl::Status s = CheckMetricsListen(o.metrics_listen); !s.ok()) {
       return absl::InvalidArgumentError(absl::StrCat("metrics_", s.message()));
     }
   }
