@@ -8,9 +8,10 @@
 #   hard_deadline  a client that never reads: the stop is cut at
 #                --shutdown_hard_deadline, exit 3 with its stderr line
 #   connections  the open-files limit is raised; a silent HTTP/2 connection is closed
-#                after --max_connection_idle, a silent TLS one after --handshake_timeout;
-#                idle HTTP/2 connections hold at most 64 KiB each; the listener serves
-#                again after EMFILE
+#                after --max_connection_idle, a silent TLS one after --handshake_timeout,
+#                a silent insecure one at the preface gate
+#   descriptors  idle HTTP/2 connections hold at most 64 KiB each; the listener serves
+#                again after EMFILE, and the connection cap keeps it from running out
 #   compression  a gzip bomb is refused at its headers (UNIMPLEMENTED), RSS stays low,
 #                the server serves on; with --accept_compressed_requests it is inflated
 # Facts and counts only; every wait is bounded (each case well under 30 s).
@@ -153,6 +154,8 @@ connections)
   stop_reco_server
   echo "ok: a connection that never sends its HTTP/2 preface is closed (--handshake_timeout=1s)"
 
+  ;;
+descriptors)
   # The memory of connections that start no call (each held until
   # --max_connection_idle): 800 of them, HTTP/2 preface and SETTINGS sent, within 64 KiB
   # each (measured ~15 KiB), so --max_connections bounds them. Not under a sanitizer,
