@@ -38,8 +38,8 @@ constexpr absl::Duration kMaxPenalty = absl::Minutes(10);
 
 // The most `share` of `capacity` lets one holder take, and at least one reply.
 uint64_t CapBytes(const ReplyBudget& budget, double share) {
-  return std::max(budget.max_reply_bytes(), static_cast<uint64_t>(std::floor(
-                                                static_cast<double>(budget.capacity_bytes()) * std::clamp(share, 0.0, 1.0))));
+  const double capacity = static_cast<double>(budget.capacity_bytes());
+  return std::max(budget.max_reply_bytes(), static_cast<uint64_t>(std::floor(capacity * std::clamp(share, 0.0, 1.0))));
 }
 
 // The address of the socket gRPC names "fd:N": connections reco_server's acceptor

@@ -17,6 +17,7 @@
 #include <chrono>
 #include <string>
 #include <thread>
+#include <utility>
 
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
@@ -47,6 +48,34 @@ class HostileFairnessTest : public ::testing::TestWithParam<std::string> {
     channel_ = ChannelTo(*server_);
   }
 
+  // Waits, at most until `give_up`, for the budget to hold `bytes`; what it holds then.
+  uint64_t WaitUntilHeld(uint64_t bytes, std::chrono::steady_clock::time_point give_up) {
+    while (server_->Stats(/*reset=*/false).budget().in_use_bytes() < bytes &&
+           std::chrono::steady_clock::now() < give_up) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    }
+    return server_->Stats(/*reset=*/false).budget().in_use_bytes();
+  }
+
+  // kProbes calls of 200 items from 127.0.0.1, 100 ms apart: how many came back
+  // byte-exact, and the first failure's reason.
+  std::pair<int, std::string> Probe() {
+    const v1::RecommendRequest probe = Request(200, v1::TEXT_PROFILE_REALISTIC, 5);
+    const std::string expected = ExpectedBytes(probe);
+    int ok = 0;
+    std::string first_failure;
+    for (int i = 0; i < kProbes; ++i) {
+      Reply reply = CallBytes(channel_.get(), probe.SerializeAsString(), absl::Seconds(20));
+      if (reply.status.ok() && reply.bytes == expected) {
+        ++ok;
+      } else if (first_failure.empty()) {
+        first_failure = reply.status.ok() ? "wrong bytes" : reply.status.error_message();
+      }
+      std::this_thread::sleep_for(std::chrono::milliseconds(100));
+    }
+    return {ok, first_failure};
+  }
+
   std::unique_ptr<RecoServer> server_;
   std::shared_ptr<grpc::Channel> channel_;
 };
@@ -62,25 +91,9 @@ TEST_P(HostileFairnessTest, ANeverReadingConnectionCannotStarveTheOthers) {
 
   // Wait until the attacker holds what it can: at least a quarter of the budget.
   const auto give_up = std::chrono::steady_clock::now() + std::chrono::seconds(20);
-  while (server_->Stats(/*reset=*/false).budget().in_use_bytes() < capacity / 4 &&
-         std::chrono::steady_clock::now() < give_up) {
-    std::this_thread::sleep_for(std::chrono::milliseconds(20));
-  }
-  const uint64_t held_by_attacker = server_->Stats(/*reset=*/false).budget().in_use_bytes();
+  const uint64_t held_by_attacker = WaitUntilHeld(capacity / 4, give_up);
 
-  const v1::RecommendRequest probe = Request(200, v1::TEXT_PROFILE_REALISTIC, 5);
-  const std::string expected = ExpectedBytes(probe);
-  int ok = 0;
-  std::string first_failure;
-  for (int i = 0; i < kProbes; ++i) {
-    Reply reply = CallBytes(channel_.get(), probe.SerializeAsString(), absl::Seconds(20));
-    if (reply.status.ok() && reply.bytes == expected) {
-      ++ok;
-    } else if (first_failure.empty()) {
-      first_failure = reply.status.ok() ? "wrong bytes" : reply.status.error_message();
-    }
-    std::this_thread::sleep_for(std::chrono::milliseconds(100));
-  }
+  const auto [ok, first_failure] = Probe();
   attacker.join();
   unsetenv("RAW_HTTP2_SOURCE");
   const v1::StatsSnapshot after = server_->Stats(/*reset=*/false);
@@ -124,35 +137,22 @@ TEST_P(HostileClientShareTest, TwoNeverReadingConnectionsOfOneClientLeaveTheOthe
   setenv("RAW_HTTP2_SOURCE", "127.0.0.2", 1);
   nlohmann::json attacks[2];
   std::thread attackers[2];
-  for (int i = 0; i < 2; ++i) attackers[i] = std::thread([&, i] { attacks[i] = RunRawHttp2Client(server_->port(), kAttack); });
-  const auto give_up = std::chrono::steady_clock::now() + std::chrono::seconds(20);
-  while (server_->Stats(/*reset=*/false).budget().in_use_bytes() < capacity / 4 &&
-         std::chrono::steady_clock::now() < give_up) {
-    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  for (int i = 0; i < 2; ++i) {
+    attackers[i] = std::thread([&, i] { attacks[i] = RunRawHttp2Client(server_->port(), kAttack); });
   }
-  const uint64_t held = server_->Stats(/*reset=*/false).budget().in_use_bytes();
+  const auto give_up = std::chrono::steady_clock::now() + std::chrono::seconds(20);
+  const uint64_t held = WaitUntilHeld(capacity / 4, give_up);
   // As soon as the watchdog has cancelled the client's calls (its penalty then runs
   // for kReplyHold), a new connection of it tries, beside the probes.
   nlohmann::json again;
   std::thread retry([&] {
-    while (server_->Stats(/*reset=*/false).budget().cancelled_held() == 0 && std::chrono::steady_clock::now() < give_up) {
+    while (server_->Stats(/*reset=*/false).budget().cancelled_held() == 0 &&
+           std::chrono::steady_clock::now() < give_up) {
       std::this_thread::sleep_for(std::chrono::milliseconds(20));
     }
     again = RunRawHttp2Client(server_->port(), "never_read_flood 4 10000 0.5");
   });
-  const v1::RecommendRequest probe = Request(200, v1::TEXT_PROFILE_REALISTIC, 5);
-  const std::string expected = ExpectedBytes(probe);
-  int ok = 0;
-  std::string first_failure;
-  for (int i = 0; i < kProbes; ++i) {
-    Reply reply = CallBytes(channel_.get(), probe.SerializeAsString(), absl::Seconds(20));
-    if (reply.status.ok() && reply.bytes == expected) {
-      ++ok;
-    } else if (first_failure.empty()) {
-      first_failure = reply.status.ok() ? "wrong bytes" : reply.status.error_message();
-    }
-    std::this_thread::sleep_for(std::chrono::milliseconds(100));
-  }
+  const auto [ok, first_failure] = Probe();
   for (std::thread& t : attackers) t.join();
   retry.join();
   unsetenv("RAW_HTTP2_SOURCE");
