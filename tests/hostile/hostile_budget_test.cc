@@ -94,6 +94,20 @@ class HostileBudgetTest : public ::testing::TestWithParam<std::string> {
   void SetUp() override { StartServer(kBudget); }
 
   // (Re)starts server_ with this budget (0: none), warmed up, its stats reset.
+  // The server's stats once it has finished what it was doing: its count of ended
+  // calls stood still for 300 ms (at most 30 s).
+  v1::StatsSnapshot StatsOnceSettled() {
+    v1::StatsSnapshot s = server_->Stats(/*reset=*/false);
+    for (int i = 0; i < 100; ++i) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(300));
+      v1::StatsSnapshot later = server_->Stats(/*reset=*/false);
+      const bool still = later.rpcs() + later.rpc_errors() == s.rpcs() + s.rpc_errors();
+      s = later;
+      if (still) break;
+    }
+    return s;
+  }
+
   void StartServer(uint64_t budget, TrimOptions trim = TrimOptions()) {
     server_.reset();
     ServerOptions options;
@@ -249,16 +263,7 @@ void HostileBudgetTest::RunDeadlineStorm(int deadline_ms) {
   AwaitAll(&cq, calls.size());
   int ok = 0;
   for (const auto& call : calls) ok += call->status.ok() ? 1 : 0;
-  // Let the server finish what it was doing (its call count stands still for 300 ms,
-  // or at most 30 s), then read what it did.
-  v1::StatsSnapshot s = server_->Stats(/*reset=*/false);
-  for (int i = 0; i < 100; ++i) {
-    std::this_thread::sleep_for(std::chrono::milliseconds(300));
-    v1::StatsSnapshot later = server_->Stats(/*reset=*/false);
-    const bool still = later.rpcs() + later.rpc_errors() == s.rpcs() + s.rpc_errors();
-    s = later;
-    if (still) break;
-  }
+  const v1::StatsSnapshot s = StatsOnceSettled();
   std::printf("%d ms deadlines: %d OK at the client; server: %llu complete, %llu abandoned\n", deadline_ms, ok,
               static_cast<unsigned long long>(s.rpcs()), static_cast<unsigned long long>(s.rpc_abandoned()));
   if (absl::StartsWith(GetParam(), "fragments") && deadline_ms > 1) {  // either API
@@ -313,15 +318,7 @@ TEST_P(HostileBudgetTest, CallsOfClientsThatLeftAreNotBuilt) {
     for (auto& call : calls) call->context.TryCancel();
     AwaitAll(&cq, calls.size());
     for (const auto& call : calls) r.ok += call->status.ok() ? 1 : 0;
-    // Until the server's count of ended calls stands still for 300 ms (at most 30 s).
-    v1::StatsSnapshot s = server_->Stats(/*reset=*/false);
-    for (int i = 0; i < 100; ++i) {
-      std::this_thread::sleep_for(std::chrono::milliseconds(300));
-      v1::StatsSnapshot later = server_->Stats(/*reset=*/false);
-      const bool still = later.rpcs() + later.rpc_errors() == s.rpcs() + s.rpc_errors();
-      s = later;
-      if (still) break;
-    }
+    const v1::StatsSnapshot s = StatsOnceSettled();
     r.built_after = s.rpcs() - start.rpcs() - r.built_before;
     r.abandoned = s.rpc_abandoned() - start.rpc_abandoned();
     std::printf("clients that left: %d OK at the client; server: %llu complete before the cancel, %llu after, "
