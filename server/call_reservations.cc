@@ -123,7 +123,10 @@ absl::Status CallReservations::Reserve(Hold* hold, grpc::ServerContextBase* cont
   std::string client = ClientOf(*context, peer, limits_.client_header);
   const absl::Time now = absl::Now();
   absl::MutexLock lock(&mu_);
-  auto [client_entry, client_inserted] = by_client_.try_emplace(std::move(client));
+  // Not structured bindings: clang before 16 cannot capture them in the lambda.
+  const auto client_emplaced = by_client_.try_emplace(std::move(client));
+  const auto client_entry = client_emplaced.first;
+  const bool client_inserted = client_emplaced.second;
   auto forget_client = [&] {
     if (client_inserted) by_client_.erase(client_entry);
   };
