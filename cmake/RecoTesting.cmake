@@ -1,8 +1,9 @@
 # Test helpers for every folder. Included once by the top-level CMakeLists.txt.
 #
-# reco_add_test(NAME SOURCES a.cc ... [LIBS lib ...] [LABELS label ...])
+# reco_add_test(NAME SOURCES a.cc ... [LIBS lib ...] [LABELS label ...] [GRPC_UNHELD])
 #   A GoogleTest binary NAME, linked with reco_test_util (core's test helpers, the
-#   counting malloc) and gtest_main. Its test cases are registered one by one
+#   counting malloc), gtest_main and, unless GRPC_UNHELD (a test of what happens before
+#   gRPC starts), tests/grpc_kept_initialized.cc. Its test cases are registered one by one
 #   (gtest_discover_tests), named NAME.Suite.Case, so `ctest -N` lists cases and
 #   `ctest -R NAME` still selects the whole binary.
 #
@@ -12,16 +13,16 @@
 #   HEAVY: it takes two of ctest's job slots and never runs beside another HEAVY test
 #   (PROCESSORS 2, RESOURCE_LOCK heavy_load; see below).
 #
-# The suite runs in parallel (scripts/test.sh: ctest -j, two jobs per CPU). A test whose
-# verdict depends on the machine's time -- a ratio held to a bound (e2e_require_test),
-# a drain delay its calls must beat, the machine deliberately disturbed -- is SERIAL:
-# beside another test it would read its figures off a machine the suite is sharing. A
-# test that drives load with every CPU busy but judges only counts, statuses and RSS
-# (the load scripts' short forms, which print their ratios without bounding them; the
-# floods; the matrix page; the HTTP/2 attacks, which pass beside two busy loops) is
-# HEAVY: it runs beside the light tests, which wait on sockets and timers, but not
-# beside another load. A test that bounds only its own process's RSS needs no such
-# care: another process does not move it.
+# The suite runs in parallel (scripts/test.sh: ctest -j, three jobs per CPU). A test
+# that disturbs the machine on purpose (e2e_disturbed_run_test) is SERIAL. A test that
+# drives load with every CPU busy but judges only counts, statuses and RSS (the load
+# scripts' short forms, which print their ratios without bounding them; the floods; the
+# matrix page; the HTTP/2 attacks, which pass beside two busy loops), or whose verdict
+# needs the machine's time but with a margin a busy loop beside it does not eat (the
+# drain delay its calls must beat; ratio bounds several times from the figures,
+# e2e_require_test), is HEAVY: it runs beside the light tests, which wait on sockets
+# and timers, but not beside another load. A test that bounds only its own process's
+# RSS needs no such care: another process does not move it.
 #
 # Labels that mean something (ctest -L / -LE):
 #   hostile  hostile and faulty clients against a real server (tests/hostile)
@@ -40,10 +41,17 @@
 
 add_custom_target(tsan_tests)
 
+# tests/grpc_kept_initialized.cc says why every test binary holds gRPC initialized.
+add_library(reco_grpc_kept_initialized OBJECT ${PROJECT_SOURCE_DIR}/tests/grpc_kept_initialized.cc)
+target_link_libraries(reco_grpc_kept_initialized PUBLIC gRPC::grpc)
+
 function(reco_add_test name)
-  cmake_parse_arguments(ARG "" "" "SOURCES;LIBS;LABELS" ${ARGN})
+  cmake_parse_arguments(ARG "GRPC_UNHELD" "" "SOURCES;LIBS;LABELS" ${ARGN})
   add_executable(${name} ${ARG_SOURCES})
   target_link_libraries(${name} PRIVATE reco_test_util GTest::gtest_main ${ARG_LIBS})
+  if(NOT ARG_GRPC_UNHELD)
+    target_link_libraries(${name} PRIVATE reco_grpc_kept_initialized)
+  endif()
   # PRE_TEST: cases are listed when ctest runs, not at build time, so a sanitizer or
   # fuzz build never runs a test binary while building.
   gtest_discover_tests(${name} TEST_PREFIX "${name}." TEST_LIST ${name}_TESTS DISCOVERY_MODE PRE_TEST
