@@ -7,8 +7,9 @@
 #                              threading: core_tests, hostile_threads_test, the
 #                              patterns without a gRPC server, the canary; see
 #                              below why not gRPC's)
-# Extra arguments go to ctest, e.g. scripts/sanitize.sh asan -R hostile. Tests run two
-# ctest jobs per CPU, as in scripts/test.sh (CTEST_PARALLEL_LEVEL overrides).
+# Extra arguments go to ctest, e.g. scripts/sanitize.sh asan -R hostile. ASan runs three
+# ctest jobs per CPU, as scripts/test.sh does, and TSan two, its tests being busy threads
+# (CTEST_PARALLEL_LEVEL overrides).
 # BUILD_DIR overrides the build directory. Exits non-zero on any failure or report.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -50,7 +51,7 @@ if [ "$kind" = asan ]; then
   exclude_labels='^(load|standalone)$'
   exclude='^alloc_ledger_(valgrind|mallocs)$|^k8s_manifests_test$'
   cmake --build "$build" -j"$(nproc)"
-  ctest --test-dir "$build" -j"${CTEST_PARALLEL_LEVEL:-$((2 * $(nproc)))}" --output-on-failure --timeout 300 --output-log "$build/ctest.log" -LE "$exclude_labels" -E "$exclude" "$@"
+  ctest --test-dir "$build" -j"${CTEST_PARALLEL_LEVEL:-$((3 * $(nproc)))}" --output-on-failure --timeout 300 --output-log "$build/ctest.log" -LE "$exclude_labels" -E "$exclude" "$@"
 else
   # TSan judges the threading of our own code: the counter and the pools
   # (core_tests), the server's shared pieces under threads (hostile_threads_test),
