@@ -40,25 +40,24 @@ extra=()
 [ "$case_name" = drain_async ] && extra=(--api async --async_threads 2)
 case $case_name in
 drain | drain_async)
-  # Under ASan every call needs a handler before gRPC's Shutdown (drain.h), and 16
-  # builds of 10,000 items kept a CI machine's 2 cores busy long enough that 1-2 of
-  # them had not got one after the 3 s delay, in both tries: fewer items there, still
-  # in flight at SIGTERM (done_before_signal is checked).
-  items=10000
-  sanitized_build "$server" && items=4000
+  # Every call needs a handler before gRPC's Shutdown (drain.h). Under ASan 16 builds
+  # of 10,000 items kept a CI machine's 2 cores busy long enough that 1-2 of them had
+  # not got one after the 3 s delay: fewer items there, still in flight at SIGTERM
+  # (done_before_signal is checked), and a 6 s delay, since the case runs beside the
+  # light tests (1 s was once too short even alone: 3 of 16 CANCELLED).
+  items=10000 delay=3 late_ms=4500
+  sanitized_build "$server" && items=4000 delay=6 late_ms=7500
   # A reply budget that admits all 16 (24 MB each at its estimate), all from one client:
   # the drain is under test here, not the budget.
-  # A 3 s drain delay: under ASan on 2 cores, 1 s was once too short for all 16 calls to
-  # reach their handlers before gRPC's Shutdown (3 of 16 CANCELLED).
-  start_reco_server --stderr "$tmp/d.err" "$tmp/d.out" "$server" "${extra[@]}" --shutdown_drain_delay=3s \
+  start_reco_server --stderr "$tmp/d.err" "$tmp/d.out" "$server" "${extra[@]}" --shutdown_drain_delay=${delay}s \
     --inflight_budget_bytes=536870912 --max_client_budget_share=1 --shutdown_deadline=30s --shutdown_hard_deadline=40s ||
     fail "reco_server did not start"
-  # SIGTERM 20 ms after the calls were sent; one more call, from a new client, 4.5 s after it, well after the
-  # drain delay: a call arriving after gRPC's Shutdown began but before its client read
+  # SIGTERM 20 ms after the calls were sent; one more call, from a new client, 1.5 s
+  # after the drain delay: a call arriving after gRPC's Shutdown began but before its client read
   # the GOAWAY is CANCELLED, not UNAVAILABLE (drain.h; seen once at 0.3 s after the
   # delay on this machine). The deadline is long: on a loaded machine 16 replies of 10,000 items can take
   # seconds, and a call cancelled AT the deadline is not what this case is about.
-  timeout 60 "${client[@]}" inflight "$SERVER_PORT" "$SERVER_PID" 16 "$items" 16 20 4500 >"$tmp/out.json" ||
+  timeout 60 "${client[@]}" inflight "$SERVER_PORT" "$SERVER_PID" 16 "$items" 16 20 "$late_ms" >"$tmp/out.json" ||
     fail "inflight client: $(cat "$tmp/out.json")"
   wait_exit "$SERVER_PID" 45
   echo "drain: $(cat "$tmp/out.json") exit $RC"
