@@ -6,7 +6,7 @@
 # of the measured maximum rate, default 0.5), SOAK_ITEMS (default 200), SOAK_PROFILE
 # (realistic), SOAK_OUT (default BUILD_DIR/soak), BUILD_DIR (default build).
 #
-# Per mode: start reco_server on 127.0.0.1:0; measure its maximum rate with a 3 s
+# Per mode: start reco_server on 127.0.0.1:0; measure its maximum rate with a 1 s
 # closed-loop reco_load; then drive it open-loop at SOAK_SHARE of that rate for
 # SECONDS while a sampler reads the ServerStats RPC every second into
 # SOAK_OUT/MODE.csv (RSS, mallinfo2 arena/in-use/free bytes, allocation and RPC
@@ -56,8 +56,8 @@ for mode in $modes; do
   target=127.0.0.1:$SERVER_PORT
   common=(--target "$mode=$target" --rounds 1 --items "$items" --profile "$profile" --quiet)
 
-  # The maximum: a short closed loop.
-  "$build/client/reco_load" "${common[@]}" --duration 3s --warmup 1s --json "$out/$mode.max.json" >/dev/null
+  # The maximum: a short closed loop (it only sets the held rate, at SOAK_SHARE of it).
+  "$build/client/reco_load" "${common[@]}" --duration 1s --warmup 500ms --json "$out/$mode.max.json" >/dev/null
   max_rate=$($py -c 'import json,sys; c=json.load(open(sys.argv[1]))["targets"][0]["client"]; print(c["ok"] / c["seconds"])' "$out/$mode.max.json")
   rate=$($py -c "print(max(1, int($max_rate * $share)))")
 
