@@ -8,7 +8,7 @@
 #
 #   scripts/fragments_slices.sh [BUILD_DIR]     (default: build)
 #   env: ROUNDS=5 DURATION=4s PROFILES="realistic compact" JSON_DIR=(temporary)
-# The test suite runs it short (ROUNDS=1 DURATION=1s PROFILES=compact).
+# The test suite runs it short (ROUNDS=1 DURATION=500ms PROFILES=compact).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 . scripts/lib/measurement_start.sh

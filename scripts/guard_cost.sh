@@ -11,7 +11,7 @@
 #
 #   scripts/guard_cost.sh [BUILD_DIR]     (default: build)
 #   env: MODES="heap arena_pool" ROUNDS=7 DURATION=5s ITEMS=200 JSON_DIR=(temporary)
-# The test suite runs it short (ROUNDS=1 DURATION=1s) to keep it working.
+# The test suite runs it short (ROUNDS=1 DURATION=500ms) to keep it working.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 . scripts/lib/measurement_start.sh

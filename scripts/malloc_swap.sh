@@ -9,7 +9,7 @@
 #                          [--items N]
 #
 # Full (default): 5 rounds x (1 s warm-up + 4 s) per target and text profile, about
-# 4 min for 2 profiles. --short: 1 round x (0.3 s + 1 s), realistic text only (the CI
+# 4 min for 2 profiles. --short: 1 round x (0.2 s + 0.5 s), realistic text only (the CI
 # test malloc_swap_short; its figures are indicative only). Writes, per profile,
 # DIR/swap-PROFILE.json (reco_load's report) and .txt, and prints the paired ratios
 # (scripts/lib/paired_ratios.py). A malloc that is not installed is skipped, said so.
@@ -49,7 +49,7 @@ if sanitized_build "$build/server/reco_server"; then
   echo "malloc_swap.sh: $build is a sanitizer build; its runtime must come before any LD_PRELOAD" >&2; exit 2
 fi
 if [ $short -eq 1 ]; then
-  load_flags=(--rounds 1 --warmup 0.3s --duration 1s); profiles=realistic
+  load_flags=(--rounds 1 --warmup 0.2s --duration 0.5s); profiles=realistic
 else
   load_flags=(--rounds 5 --warmup 1s --duration 4s)
 fi
