@@ -8,22 +8,26 @@
 #   (gtest_discover_tests), named NAME.Suite.Case, so `ctest -N` lists cases and
 #   `ctest -R NAME` still selects the whole binary.
 #
-# reco_add_script_test(NAME COMMAND cmd args... [LABELS label ...] [SERIAL | HEAVY])
+# reco_add_script_test(NAME COMMAND cmd args... [LABELS label ...]
+#                      [SERIAL | HEAVY | ATTACK | TIMED])
 #   A script run by CTest (shell or Python), e.g. a CLI test against built binaries.
-#   SERIAL: it runs alone (RUN_SERIAL; see below).
-#   HEAVY: it takes two of ctest's job slots and never runs beside another HEAVY test
-#   (PROCESSORS 2, RESOURCE_LOCK heavy_load; see below).
-#
-# The suite runs in parallel (scripts/test.sh: ctest -j, three jobs per CPU). A test
-# that disturbs the machine on purpose (e2e_disturbed_run_test) is SERIAL. A test that
-# drives load with every CPU busy but judges only counts, statuses and RSS (the load
-# scripts' short forms, which print their ratios without bounding them; the floods; the
-# matrix page; the HTTP/2 attacks, which pass beside two busy loops), or whose verdict
-# needs the machine's time but with a margin a busy loop beside it does not eat (the
-# drain delay its calls must beat; ratio bounds several times from the figures,
-# e2e_require_test), is HEAVY: it runs beside the light tests, which wait on sockets
-# and timers, but not beside another load. A test that bounds only its own process's
-# RSS needs no such care: another process does not move it.
+#   HEAVY, ATTACK and TIMED take two of ctest's job slots (PROCESSORS 2) and run beside
+#   the light tests, which wait on sockets and timers:
+#   SERIAL  runs alone (RUN_SERIAL): it disturbs the machine on purpose
+#           (e2e_disturbed_run_test).
+#   HEAVY   a load with every CPU busy, judged only on counts, statuses and RSS (the
+#           load scripts' short forms, which print their ratios without bounding them;
+#           the floods; the matrix page): never beside another HEAVY or a TIMED test
+#           (RESOURCE_LOCK heavy_load).
+#   ATTACK  an HTTP/2 attack, direct or through the edge, whose verdict held beside two
+#           busy loops: it may run beside a load, never beside another ATTACK or a
+#           TIMED test (RESOURCE_LOCK attack).
+#   TIMED   a verdict that needs the machine's time, with a margin the light tests
+#           beside it do not eat (the drain delay its calls must beat; ratio bounds
+#           several times from the figures, e2e_require_test): never beside a load or
+#           an attack (both locks).
+# A test that bounds only its own process's RSS needs no such care: another process
+# does not move it. The suite runs four ctest jobs per CPU (scripts/test.sh).
 #
 # Labels that mean something (ctest -L / -LE):
 #   hostile  hostile and faulty clients against a real server (tests/hostile)
@@ -74,7 +78,7 @@ function(reco_add_test name)
 endfunction()
 
 function(reco_add_script_test name)
-  cmake_parse_arguments(ARG "SERIAL;HEAVY" "" "COMMAND;LABELS" ${ARGN})
+  cmake_parse_arguments(ARG "SERIAL;HEAVY;ATTACK;TIMED" "" "COMMAND;LABELS" ${ARGN})
   add_test(NAME ${name} COMMAND ${ARG_COMMAND})
   if(ARG_LABELS)
     set_tests_properties(${name} PROPERTIES LABELS "${ARG_LABELS}")
@@ -84,5 +88,9 @@ function(reco_add_script_test name)
   endif()
   if(ARG_HEAVY)
     set_tests_properties(${name} PROPERTIES PROCESSORS 2 RESOURCE_LOCK heavy_load)
+  elseif(ARG_ATTACK)
+    set_tests_properties(${name} PROPERTIES PROCESSORS 2 RESOURCE_LOCK attack)
+  elseif(ARG_TIMED)
+    set_tests_properties(${name} PROPERTIES PROCESSORS 2 RESOURCE_LOCK "heavy_load;attack")
   endif()
 endfunction()

@@ -1,9 +1,9 @@
 #!/usr/bin/env bash
-# The test command: installs what is missing, builds, and runs every test, three ctest
-# jobs per CPU (CTEST_PARALLEL_LEVEL overrides; the loads take two slots and never run
-# beside each other, the timing-bound tests run alone, see cmake/RecoTesting.cmake).
-# Most tests spend their time waiting on sockets and timers, so three jobs per CPU
-# keep the CPUs busy (docs/testing.md has the times).
+# The test command: installs what is missing, builds, and runs every test, four ctest
+# jobs per CPU (CTEST_PARALLEL_LEVEL overrides; the loads and attacks take two slots and
+# are kept apart, see cmake/RecoTesting.cmake). Most tests spend their time waiting on
+# sockets and timers, so four jobs per CPU keep the CPUs busy (docs/testing.md has the
+# times).
 #   scripts/test.sh [ctest arguments, e.g. -R ledger; -LE long for the inner loop]
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -15,5 +15,5 @@ scripts/build.sh
 # one fails in 2 minutes instead of holding the run. ctest.log is what
 # scripts/test_times.sh reads.
 build=${BUILD_DIR:-build}
-ctest --test-dir "$build" -j"${CTEST_PARALLEL_LEVEL:-$((3 * $(nproc)))}" --output-on-failure --timeout 120 \
+ctest --test-dir "$build" -j"${CTEST_PARALLEL_LEVEL:-$((4 * $(nproc)))}" --output-on-failure --timeout 120 \
   --output-log "$build/ctest.log" "$@"
