@@ -99,6 +99,7 @@ HEADER_CASES = {
     "unknown_encoding": added(("grpc-encoding", "br")),
     "accept_encoding_garbage": added(("grpc-accept-encoding", "\x01,,zz")),
     "metadata_7k": added(("x-big", "v" * 7000)),
+    "metadata_10k": added(("x-big", "v" * 10000)),  # past gRPC's 8 KiB, within 16 KiB
     "metadata_16k": added(("x-big", "v" * 16000)),
     "metadata_64k": added(("x-big", "v" * 65000)),
     "metadata_500_headers": lambda hs: hs + [(f"x-m{i}", "v") for i in range(500)],
