@@ -13,7 +13,6 @@ set -uo pipefail
 server=$1 load=$2
 here=$(cd "$(dirname "$0")" && pwd)
 . "$here/../../scripts/lib/reco_servers.sh"
-command -v nghttpx >/dev/null || fail "nghttpx is not installed (scripts/setup.sh installs nghttp2-proxy)"
 reco_test_dir tmp
 
 start_reco_server "$tmp/s.out" "$server" --mode arena_pool --metrics_listen 127.0.0.1:0 ||
