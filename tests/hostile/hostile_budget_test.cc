@@ -327,17 +327,21 @@ TEST_P(HostileBudgetTest, CallsOfClientsThatLeftAreNotBuilt) {
     return r;
   };
   // On a busy machine the cancellations can reach the server before any handler took
-  // a call: nothing was built and nothing stopped, which proves nothing. Then again,
-  // up to three rounds.
+  // a call (or all but one): nothing was stopped, which proves nothing. Then again, up
+  // to three rounds; what was built after the cancel is held to its bound in each.
   Round r = run_round();
-  for (int round = 1; round < 3 && r.abandoned == 0 && r.built_after == 0; ++round) r = run_round();
+  uint64_t most_built_after = r.built_after;
+  for (int round = 1; round < 3 && r.abandoned == 0; ++round) {
+    r = run_round();
+    most_built_after = std::max(most_built_after, r.built_after);
+  }
   EXPECT_GE(r.abandoned, 1u) << "no call was stopped in three rounds: the test proved nothing";
   // A build already running when the cancellation lands may finish, one per serving
   // thread. fragments splices its items instead of building a message, fast enough
   // that calls keep finishing while the client's 64 cancellations are on their way
   // (2-24 after it, on the 2-core VM): fewer than half there. Before: all 64.
   const uint64_t most = absl::StartsWith(GetParam(), "fragments") ? kCalls / 2 - 1 : 8;
-  EXPECT_LE(r.built_after, most) << "replies were built for clients that had left";
+  EXPECT_LE(most_built_after, most) << "replies were built for clients that had left";
   ExpectWhole(*server_, channel_.get(), "clients that left");
 }
 
