@@ -51,8 +51,14 @@ void AddServerSideWarning(const TargetResult& t, std::vector<std::string>* warni
   if (!t.server.available) {
     warnings->push_back(absl::StrCat(t.spec.name, ": server-side figures unavailable (", t.server.note,
                                      "); client-side figures only"));
-  } else if (!t.server.note.empty()) {
-    warnings->push_back(absl::StrCat(t.spec.name, ": ", t.server.note));
+    return;
+  }
+  if (!t.server.note.empty()) warnings->push_back(absl::StrCat(t.spec.name, ": ", t.server.note));
+  // The allocation rows then read n/a: say why once, not leave the reader to guess.
+  if (!t.server.process_counted) {
+    warnings->push_back(absl::StrCat(t.spec.name, ": allocations not counted: the program or an LD_PRELOAD defines "
+                                     "malloc ahead of the stats library's counter (the server's malloc: ",
+                                     t.server.malloc.empty() ? "unknown" : t.server.malloc, ")"));
   }
 }
 

@@ -1,6 +1,8 @@
 // See server_stats.h.
 #include "server_stats.h"
 
+#include <cstdio>
+#include <string>
 #include <vector>
 
 #include "core/allocation_counter.h"
@@ -18,6 +20,12 @@ void EnableServerStats(grpc::ServerBuilder& builder, const std::string& label) {
 
 grpc::Status EnableServerStats(grpc::ServerBuilder& builder, const ServerStatsOptions& options) {
   ServiceStats& stats = ServiceStats::Get();  // the window starts now, not at the first GetStats
+  if (!AllocationCounter::Interposing()) {
+    std::fprintf(stderr,
+                 "reco_server_stats: allocations not counted: the program or an LD_PRELOAD defines malloc ahead of "
+                 "the stats library (malloc in use: %s); the allocation figures will read n/a\n",
+                 AllocationCounter::MallocName().c_str());
+  }
   const StatsIdentity identity{options.label, "reco_server_stats", /*rpcs_not_counted=*/false};
   AddStatsPlugin(builder, identity, options.allow_reset);
   std::vector<std::unique_ptr<grpc::experimental::ServerInterceptorFactoryInterface>> interceptors;

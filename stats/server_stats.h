@@ -38,8 +38,10 @@
 // (one line; the .so before the -l libraries, as everywhere here).
 // The library must come before libc in the executable's symbol lookup order (it
 // does when it is linked as above: libc comes last). An allocator given with
-// LD_PRELOAD comes first and takes the calls: then process_allocations is left
-// unset; preload the stats library ahead of it to count again
+// LD_PRELOAD comes first and takes the calls, as does a malloc the program defines
+// itself: then process_allocations is left unset, EnableServerStats says so on
+// stderr ("allocations not counted: ...") and reco_load's report warns of it once;
+// preload the stats library ahead of it to count again
 // (LD_PRELOAD="<build>/stats/libreco_server_stats.so libtcmalloc_minimal.so.4").
 // A server that cannot be rebuilt: libreco_server_stats_preload.so (README).
 //

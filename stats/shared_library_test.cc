@@ -7,8 +7,11 @@
 #include <errno.h>
 #include <unistd.h>
 
+#include <cstdio>
 #include <cstdlib>
 
+#include <fstream>
+#include <iterator>
 #include <string>
 
 #include "feed_test_service.h"
@@ -40,16 +43,25 @@ TEST(SharedLibraryTest, TheLibrarysMallocAndNewComeFirst) {
 }
 
 // A malloc preloaded ahead of the library takes every call: the snapshot must then not
-// report zero allocations. Run in a child so that the preload applies.
+// report zero allocations, and EnableServerStats says why on stderr. Run in a child so
+// that the preload applies.
 TEST(SharedLibraryTest, AMallocPreloadedAheadLeavesProcessAllocationsUnset) {
   if (getenv("STATS_TEST_CHILD") != nullptr) GTEST_SKIP() << "the child's own run";
   // Debian 12's libtcmalloc-minimal4 (FACTS.md); ld.so ignores a missing preload, so look first.
   const char* tcmalloc = "/usr/lib/x86_64-linux-gnu/libtcmalloc_minimal.so.4";
   if (access(tcmalloc, R_OK) != 0) GTEST_SKIP() << tcmalloc << " not installed";
   std::string self = program_invocation_name;
+  const std::string err = self + "." + std::to_string(getpid()) + ".stderr";
   std::string command = "STATS_TEST_CHILD=1 LD_PRELOAD=" + std::string(tcmalloc) + " " + self +
-                        " --gtest_filter=SharedLibraryTest.ReportsWhenNotInterposing";
+                        " --gtest_filter=SharedLibraryTest.ReportsWhenNotInterposing 2>" + err;
   EXPECT_EQ(system(command.c_str()), 0) << command;
+  std::ifstream in(err);
+  const std::string said((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  std::remove(err.c_str());
+  EXPECT_NE(said.find("reco_server_stats: allocations not counted: the program or an LD_PRELOAD defines malloc"),
+            std::string::npos)
+      << "the child's stderr: " << said;
+  EXPECT_NE(said.find("(malloc in use: tcmalloc)"), std::string::npos) << said;
 }
 
 // Run by the test above, under LD_PRELOAD of another malloc.
