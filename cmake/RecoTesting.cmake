@@ -4,8 +4,9 @@
 #   A GoogleTest binary NAME, linked with reco_test_util (core's test helpers, the
 #   counting malloc), gtest_main and, unless GRPC_UNHELD, tests/grpc_kept_initialized.cc
 #   (gRPC started at load: not for a test of what happens before gRPC starts, nor for
-#   a death test that forks, whose child LeakSanitizer checks without gRPC's threads). Its test cases are registered one by one
-#   (gtest_discover_tests), named NAME.Suite.Case, so `ctest -N` lists cases and
+#   a death test that forks, whose child LeakSanitizer checks without gRPC's threads).
+#   Its test cases are registered one by one (gtest_discover_tests), named
+#   NAME.Suite.Case, so `ctest -N` lists cases and
 #   `ctest -R NAME` still selects the whole binary.
 #
 # reco_add_script_test(NAME COMMAND cmd args... [LABELS label ...]

@@ -8,8 +8,8 @@
 #                              patterns without a gRPC server, the canary; see
 #                              below why not gRPC's)
 # Extra arguments go to ctest, e.g. scripts/sanitize.sh asan -R hostile. ASan runs three
-# ctest jobs per CPU, as scripts/test.sh does, and TSan two, its tests being busy threads
-# (CTEST_PARALLEL_LEVEL overrides).
+# ctest jobs per CPU (scripts/test.sh four: a sanitized test takes more CPU) and TSan
+# two, its tests being busy threads (CTEST_PARALLEL_LEVEL overrides).
 # BUILD_DIR overrides the build directory. Exits non-zero on any failure or report.
 set -euo pipefail
 cd "$(dirname "$0")/.."
