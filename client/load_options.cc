@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <fstream>
 #include <optional>
 #include <set>
 #include <thread>
@@ -191,7 +192,50 @@ absl::StatusOr<double> ParseRateFlag(absl::string_view value) {
   return rate;
 }
 
+namespace {
+
+// The name of a --flagfile argument's files ("--flagfile=a,b"), or nullopt.
+std::optional<std::string> FlagfileValue(const std::vector<std::string>& args, size_t* i) {
+  absl::string_view arg = args[*i];
+  if (!absl::ConsumePrefix(&arg, "--") && !absl::ConsumePrefix(&arg, "-")) return std::nullopt;
+  if (arg == "flagfile" && *i + 1 < args.size()) return args[++*i];
+  if (absl::ConsumePrefix(&arg, "flagfile=")) return std::string(arg);
+  return std::nullopt;
+}
+
+// args with each --flagfile replaced by its files' flags, as absl reads them: one flag
+// per line, blank lines and lines starting with '#' skipped, nested files followed
+// (at most 8 deep). A file that cannot be read adds nothing: the flag parser, which
+// runs next, names it and exits 2.
+void ExpandFlagfiles(const std::vector<std::string>& args, int depth, std::vector<std::string>* out) {
+  for (size_t i = 0; i < args.size(); ++i) {
+    if (args[i] == "--") {
+      out->insert(out->end(), args.begin() + i, args.end());
+      return;
+    }
+    const std::optional<std::string> files = FlagfileValue(args, &i);
+    if (!files.has_value()) {
+      out->push_back(args[i]);
+      continue;
+    }
+    if (depth >= 8) continue;
+    for (absl::string_view file : absl::StrSplit(*files, ',', absl::SkipEmpty())) {
+      std::ifstream in{std::string(file)};
+      std::vector<std::string> lines;
+      for (std::string line; std::getline(in, line);) {
+        absl::string_view flag = absl::StripAsciiWhitespace(line);
+        if (!flag.empty() && flag[0] != '#') lines.emplace_back(flag);
+      }
+      ExpandFlagfiles(lines, depth + 1, out);
+    }
+  }
+}
+
+}  // namespace
+
 std::vector<std::string> CollectRepeatedFlag(int argc, char** argv, absl::string_view name, bool comma_lists) {
+  std::vector<std::string> args;
+  ExpandFlagfiles(std::vector<std::string>(argv + std::min(argc, 1), argv + argc), 0, &args);
   std::vector<std::string> values;
   auto add = [&](absl::string_view value) {
     if (!comma_lists) {
@@ -201,14 +245,14 @@ std::vector<std::string> CollectRepeatedFlag(int argc, char** argv, absl::string
     for (absl::string_view v : absl::StrSplit(value, ',')) values.emplace_back(v);
   };
   const std::string with_value = absl::StrCat(name, "=");
-  for (int i = 1; i < argc; ++i) {
-    absl::string_view arg = argv[i];
+  for (size_t i = 0; i < args.size(); ++i) {
+    absl::string_view arg = args[i];
     if (arg == "--") break;
     if (!absl::ConsumePrefix(&arg, "--")) {
       if (!absl::ConsumePrefix(&arg, "-")) continue;
     }
-    if (arg == name && i + 1 < argc) {
-      add(argv[++i]);
+    if (arg == name && i + 1 < args.size()) {
+      add(args[++i]);
     } else if (absl::ConsumePrefix(&arg, with_value)) {
       add(arg);
     }

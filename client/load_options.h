@@ -178,9 +178,10 @@ absl::StatusOr<absl::Duration> ParseDurationFlag(absl::string_view flag, absl::s
 // to 1e7, or INVALID_ARGUMENT naming --rate.
 absl::StatusOr<double> ParseRateFlag(absl::string_view value);
 
-// The --target values from the command line: "--target X", "--target=X" (and one
-// dash), each possibly comma-separated. absl keeps only the last occurrence of a
-// flag, and targets are repeatable, so main collects them itself.
+// The --target values from the command line and the --flagfile files it names (their
+// flags in place, as absl reads them): "--target X", "--target=X" (and one dash), each
+// possibly comma-separated. absl keeps only the last occurrence of a flag, and
+// targets are repeatable, so main collects them itself.
 std::vector<std::string> CollectTargetFlags(int argc, char** argv);
 // The same for any repeatable flag (--metadata, --import_path); comma_lists splits
 // each value at its commas.

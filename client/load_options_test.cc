@@ -7,6 +7,7 @@
 
 #include "absl/strings/str_cat.h"
 
+#include "core/test_util.h"
 #include "gtest/gtest.h"
 
 namespace reco {
@@ -241,6 +242,19 @@ TEST(CollectTargetFlags, GathersEveryOccurrenceAndCommaLists) {
   for (std::string& a : args) argv.push_back(a.data());
   EXPECT_EQ(CollectTargetFlags(static_cast<int>(argv.size()), argv.data()),
             (std::vector<std::string>{"a=h:1", "b=h:2", "c=h:3", "d=h:4"}));
+}
+
+TEST(CollectTargetFlags, ReadsThemFromFlagfilesInPlace) {
+  const std::string folder = testing::FreshTestFolder();
+  testing::WriteTestFile(folder + "/nested", "--target=c=h:3\n");
+  testing::WriteTestFile(folder + "/run.flags", "# the targets\n--target=a=h:1\n\n  --rounds=2\n--flagfile=" + folder +
+                                           "/nested\n");
+  std::vector<std::string> args = {"reco_load", "--flagfile", folder + "/run.flags", "--target=d=h:4",
+                                    "--flagfile=" + folder + "/missing", "-flagfile=" + folder + "/nested"};
+  std::vector<char*> argv;
+  for (std::string& a : args) argv.push_back(a.data());
+  EXPECT_EQ(CollectTargetFlags(static_cast<int>(argv.size()), argv.data()),
+            (std::vector<std::string>{"a=h:1", "c=h:3", "d=h:4", "c=h:3"}));
 }
 
 TEST(CollectRepeatedFlag, KeepsCommasWhenAskedTo) {
