@@ -89,12 +89,24 @@ std::vector<std::string> TargetSpec::Backends() const { return absl::StrSplit(ad
 bool TargetSpec::IsDns() const { return absl::StartsWith(address, kDnsScheme); }
 
 absl::StatusOr<TargetSpec> ParseTargetSpec(absl::string_view value) {
-  const std::string example = "expected NAME=HOST:PORT or NAME=dns:///HOST:PORT, e.g. heap=127.0.0.1:50051";
+  const std::string example =
+      "expected [NAME=]HOST:PORT or [NAME=]dns:///HOST:PORT, e.g. heap=127.0.0.1:50051 or 127.0.0.1:50051";
   size_t eq = value.find('=');
-  if (eq == absl::string_view::npos || eq == 0) {
-    return Bad("--target", absl::StrCat("'", value, "': ", example));
+  if (eq == 0) return Bad("--target", absl::StrCat("'", value, "': ", example));
+  TargetSpec spec;
+  if (eq == absl::string_view::npos) {
+    // A bare address, as ghz takes it: named after itself, each character a name may
+    // not hold made '_' (127.0.0.1:50051 -> 127.0.0.1_50051).
+    spec.address = std::string(value);
+    spec.name = spec.address;
+    absl::string_view unschemed = spec.name;
+    if (absl::ConsumePrefix(&unschemed, kDnsScheme)) spec.name = std::string(unschemed);
+    for (char& c : spec.name) {
+      if (!(std::isalnum(static_cast<unsigned char>(c)) || c == '_' || c == '-' || c == '.')) c = '_';
+    }
+  } else {
+    spec = TargetSpec{std::string(value.substr(0, eq)), std::string(value.substr(eq + 1))};
   }
-  TargetSpec spec{std::string(value.substr(0, eq)), std::string(value.substr(eq + 1))};
   absl::string_view host_port = spec.address;
   // Only dns:/// (no authority): asking a chosen DNS server is gRPC's c-ares
   // resolver's business, and getaddrinfo (the per-replica stats) could not follow it.

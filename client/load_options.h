@@ -7,8 +7,9 @@
 // Example:
 //   absl::StatusOr<reco::TargetSpec> t = reco::ParseTargetSpec("heap=127.0.0.1:50051");
 //   // t->name == "heap", t->address == "127.0.0.1:50051"
-//   reco::ParseTargetSpec("127.0.0.1:50051").status().message()
-//   // "--target '127.0.0.1:50051': expected NAME=HOST:PORT, e.g. heap=127.0.0.1:50051"
+//   reco::ParseTargetSpec("127.0.0.1:50051")->name   // "127.0.0.1_50051": named after itself
+//   reco::ParseTargetSpec("heap=127.0.0.1").status().message()
+//   // "--target 'heap=127.0.0.1': expected [NAME=]HOST:PORT or [NAME=]dns:///HOST:PORT, ..."
 //
 // Replicas: a name given again adds a backend to that target, which stays one target
 // (one report column); its calls are spread by gRPC's load balancing (--lb_policy).
@@ -148,6 +149,8 @@ absl::StatusOr<std::pair<std::string, std::string>> ParseMetadataFlag(absl::stri
 
 // "NAME=HOST:PORT" or "NAME=dns:///HOST:PORT" -> TargetSpec, or INVALID_ARGUMENT
 // naming --target. PORT is digits only, 1 to 65535 ("+80" and " 80" are refused).
+// Without "NAME=" the target is named after its address, each character a name may
+// not hold made '_' (ghz's habit: one bare HOST:PORT).
 absl::StatusOr<TargetSpec> ParseTargetSpec(absl::string_view value);
 
 // Every --target value, parsed; values with the same name become one target with

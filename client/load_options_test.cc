@@ -26,8 +26,21 @@ TEST(ParseTargetSpec, AcceptsNameEqualsHostPort) {
   EXPECT_EQ(t->address, "127.0.0.1:50051");
 }
 
+TEST(ParseTargetSpec, ABareAddressIsNamedAfterItself) {
+  absl::StatusOr<std::vector<TargetSpec>> t =
+      ParseTargetFlags({"127.0.0.1:50051", "[::1]:7", "dns:///reco.example:80", "heap=127.0.0.1:50052"});
+  ASSERT_TRUE(t.ok()) << t.status();
+  ASSERT_EQ(t->size(), 4u);
+  EXPECT_EQ((*t)[0].name, "127.0.0.1_50051");
+  EXPECT_EQ((*t)[0].address, "127.0.0.1:50051");
+  EXPECT_EQ((*t)[1].name, "___1__7");
+  EXPECT_EQ((*t)[2].name, "reco.example_80");
+  EXPECT_EQ((*t)[2].address, "dns:///reco.example:80");
+  EXPECT_EQ((*t)[3].name, "heap");
+}
+
 TEST(ParseTargetSpec, RefusesMalformedValuesNamingTheFlag) {
-  for (const char* bad : {"127.0.0.1:50051", "=127.0.0.1:1", "heap=127.0.0.1", "heap=127.0.0.1:0",
+  for (const char* bad : {"127.0.0.1", "127.0.0.1:0", "=127.0.0.1:1", "heap=127.0.0.1", "heap=127.0.0.1:0",
                           "heap=127.0.0.1:70000", "heap=host:port", "he ap=127.0.0.1:1", "heap=:5",
                           // SimpleAtoi reads these as 80: a port is digits only
                           "heap=127.0.0.1:+80", "heap=127.0.0.1: 80", "heap=127.0.0.1:80 ", "heap=127.0.0.1:-1",

@@ -391,6 +391,7 @@ constexpr char kUsage[] =
     "                 [--data JSON | --data_file FILE [--data_format json|binary]] [--metadata KEY=VALUE ...]\n"
     "                 types from the files, or from the server's reflection when neither is given\n"
     "                 (docs/your-service.md). Without --call: reco.v1.Recommender, every reply checked.\n"
+    "       One target may be bare, as ghz takes it: reco_load [flags] HOST:PORT (named after itself).\n"
     "       NAME given again adds a replica to that target (--lb_policy round_robin|pick_first);\n"
     "       NAME=dns:///HOST:PORT is every address HOST resolves to (docs/load-client.md, \"Replicas\").\n"
     "       --require 'TARGET/BASELINE FIGURE OP NUMBER' (repeatable): exit 7 unless every round's paired ratio\n"
@@ -420,9 +421,16 @@ int main(int argc, char** argv) {
   if (rest.size() > 1 && std::string(rest[1]) == "merge") {
     return Merge(std::vector<std::string>(rest.begin() + 2, rest.end()), command_line, require_values);
   }
-  if (rest.size() > 1) return Fail(2, absl::StrCat("unexpected argument '", rest[1], "' (see --help)"));
+  // Arguments that are not flags are targets, [NAME=]HOST:PORT (ghz's bare HOST:PORT).
+  std::vector<std::string> targets = target_values;
+  for (size_t i = 1; i < rest.size(); ++i) {
+    if (!reco::ParseTargetSpec(rest[i]).ok()) {
+      return Fail(2, absl::StrCat("unexpected argument '", rest[i], "': not a target, [NAME=]HOST:PORT (see --help)"));
+    }
+    targets.emplace_back(rest[i]);
+  }
   CheckedRun run;
-  if (const int code = CheckRun(argc, argv, target_values, metadata_values, require_values, &run); code != 0) {
+  if (const int code = CheckRun(argc, argv, targets, metadata_values, require_values, &run); code != 0) {
     return code;
   }
   if (!absl::GetFlag(FLAGS_write_request).empty()) {

@@ -54,7 +54,8 @@ TEST(ClientCli, BadFlagsAreNamedAndSendNoLoad) {
     std::string args;
   };
   const Case cases[] = {
-      {"--target", "--target 127.0.0.1:50051"},
+      {"--target", "--target 127.0.0.1"},
+      {"unexpected argument '127.0.0.1': not a target", "127.0.0.1"},
       {"--target", "--target heap=127.0.0.1"},
       {"--target", "--target heap=127.0.0.1:99999"},
       {"--target", "--target heap=127.0.0.1:+80"},  // SimpleAtoi's sign: dialled port 80
@@ -218,6 +219,22 @@ TEST(ClientCli, GoodRunExitsZeroAndWritesEveryReport) {
     EXPECT_NE(merged.output.find("merge: --json " + out), std::string::npos) << merged.output;
   }
   for (const std::string& path : {json, csv, html}) std::remove(path.c_str());
+}
+
+// ghz's habit: the target as a bare HOST:PORT argument, named after itself.
+TEST(ClientCli, ABareHostPortArgumentIsTheTarget) {
+  std::unique_ptr<RecoServer> server = StartServer();
+  ASSERT_TRUE(server);
+  const std::string json = ::testing::TempDir() + "/cli_bare.json";
+  Outcome o = RunReco(absl::StrCat("--duration 300ms --warmup 0s --rounds 1 --concurrency 2 --items 20 --json ", json,
+                                   " 127.0.0.1:", server->port()));
+  ASSERT_EQ(o.exit_code, 0) << o.output;
+  std::ifstream in(json);
+  nlohmann::json doc = nlohmann::json::parse(in);
+  ASSERT_EQ(doc["targets"].size(), 1u);
+  EXPECT_EQ(doc["targets"][0]["name"], absl::StrCat("127.0.0.1_", server->port())) << doc["targets"][0].dump();
+  EXPECT_GT(doc["targets"][0]["figures"]["qps"].get<double>(), 0);
+  std::remove(json.c_str());
 }
 
 }  // namespace
