@@ -57,7 +57,7 @@ void AddServerSideWarning(const TargetResult& t, std::vector<std::string>* warni
   // The allocation rows then read n/a: say why once, not leave the reader to guess.
   if (!t.server.process_counted) {
     warnings->push_back(absl::StrCat(t.spec.name, ": allocations not counted: the program or an LD_PRELOAD defines "
-                                     "malloc ahead of the stats library's counter (the server's malloc: ",
+                                     "malloc ahead of the server's allocation counter (its malloc: ",
                                      t.server.malloc.empty() ? "unknown" : t.server.malloc, ")"));
   }
 }

@@ -26,7 +26,7 @@ TEST(TargetWarnings, AllocationsTheServerCouldNotCountAreSaidOnce) {
   std::vector<std::string> warnings;
   AddTargetWarnings(report, t, &warnings);
   EXPECT_EQ(CountContaining(warnings, "feed: allocations not counted"), 1);
-  EXPECT_EQ(CountContaining(warnings, "the server's malloc: tcmalloc"), 1);
+  EXPECT_EQ(CountContaining(warnings, "(its malloc: tcmalloc)"), 1);
 }
 
 TEST(TargetWarnings, CountedAllocationsAndAnUnavailableServerSayNothingOfThem) {
