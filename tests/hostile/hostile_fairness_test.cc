@@ -180,14 +180,8 @@ TEST_P(HostileClientShareTest, TwoNeverReadingConnectionsOfOneClientLeaveTheOthe
 }
 
 // The share and the watchdog live in CallReservations, reached the same way from every
-// mode (server/handler_steps.cc) with the same estimate; what differs is the API's
-// handler and whether the reply is a message or spliced bytes: the two modes that
-// differ there, on each API.
-INSTANTIATE_TEST_SUITE_P(Modes, HostileFairnessTest,
-                         ::testing::Values(std::string("arena_pool"), std::string("fragments"),
-                                           absl::StrCat("arena_pool", kAsyncSuffix),
-                                           absl::StrCat("fragments", kAsyncSuffix)),
-                         ModeName);
+// mode (server/handler_steps.cc) with the same estimate.
+INSTANTIATE_TEST_SUITE_P(Modes, HostileFairnessTest, ::testing::ValuesIn(DifferingModesAndApis()), ModeName);
 INSTANTIATE_TEST_SUITE_P(Modes, HostileClientShareTest,
                          ::testing::Values(std::string("arena_pool"), absl::StrCat("arena_pool", kAsyncSuffix)),
                          ModeName);

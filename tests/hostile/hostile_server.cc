@@ -53,6 +53,10 @@ std::vector<std::string> ModesAndApis() {
   return modes;
 }
 
+std::vector<std::string> DifferingModesAndApis() {
+  return {"arena_pool", "fragments", absl::StrCat("arena_pool", kAsyncSuffix), absl::StrCat("fragments", kAsyncSuffix)};
+}
+
 void SetServingMode(const std::string& mode, ServerOptions* options) {
   EXPECT_TRUE(ParseModeAndApi(mode, options)) << "not a serving mode: " << mode;
   EXPECT_TRUE(options->mode != ServingMode::kCeiling) << "the ceiling ignores its requests: nothing to attack";

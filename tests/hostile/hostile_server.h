@@ -53,6 +53,10 @@ inline constexpr int kAsyncThreads = 2;
 // fragments included): the parameters of the tests that attack every request-serving
 // mode and API.
 std::vector<std::string> ModesAndApis();
+// arena_pool and fragments (a reply built as a message, and one spliced from bytes),
+// each on both APIs: for what every mode reaches by the same code (gRPC's header
+// handling, CallReservations), where only the API and the reply's kind differ.
+std::vector<std::string> DifferingModesAndApis();
 // `options` set to serve in `mode`, one of RequestServingModes() (ParseServingMode),
 // optionally with kAsyncSuffix; a test failure for any other name.
 void SetServingMode(const std::string& mode, ServerOptions* options);
