@@ -195,6 +195,15 @@ void ConnectionAcceptor::AcceptAll() {
                                             shed_.load(), " closed so far"));
         continue;
       }
+      if (options_.max_connections > 0 && Held() - shut_down_ >= options_.max_connections) {
+        close(fd);
+        shed_.fetch_add(1);
+        next_sweep_ = std::min(next_sweep_, absl::Now());  // idle ones may go
+        LogAtMostOncePerSecond(absl::StrCat(Held(), " connections open, the cap --stream_memory_bytes leaves room for (",
+                                            options_.max_connections, "): closing new connections until some end; ",
+                                            shed_.load(), " closed so far"));
+        continue;
+      }
       std::string source = SourceOf(peer);
       int64_t& from_source = per_source_[source];
       if (options_.max_per_source > 0 && from_source >= options_.max_per_source) {
@@ -260,10 +269,13 @@ void ConnectionAcceptor::Forget(const std::string& source) {
   if (it != per_source_.end() && --it->second <= 0) per_source_.erase(it);
 }
 
-bool ConnectionAcceptor::NearCap() const {
-  return options_.max_descriptors > 0 &&
-         static_cast<int64_t>(handed_over_.size() + waiting_.size()) >= options_.max_descriptors / 8 * 7;
+int64_t ConnectionAcceptor::Cap() const {
+  const int64_t d = options_.max_descriptors, c = options_.max_connections;
+  if (d <= 0 || c <= 0) return std::max<int64_t>(d, c);
+  return std::min(d, c);
 }
+
+bool ConnectionAcceptor::NearCap() const { return Cap() > 0 && Held() >= Cap() * 7 / 8; }
 
 void ConnectionAcceptor::Sweep(absl::Time now) {
   size_t kept = 0;
@@ -277,10 +289,9 @@ void ConnectionAcceptor::Sweep(absl::Time now) {
     handed_over_[kept++] = std::move(h);
   }
   handed_over_.resize(kept);
+  shut_down_ = shut;
   // Near the cap, idle ones are shut down, oldest first, down to 3/4 of it.
-  int64_t to_shut = NearCap() ? static_cast<int64_t>(handed_over_.size() + waiting_.size()) - shut -
-                                    options_.max_descriptors / 4 * 3
-                              : 0;
+  int64_t to_shut = NearCap() ? Held() - shut - Cap() * 3 / 4 : 0;
   for (HandedOver& h : handed_over_) {
     if (to_shut <= 0) break;
     // Looked at again just before: the shorter the window in which gRPC could close it
@@ -288,6 +299,7 @@ void ConnectionAcceptor::Sweep(absl::Time now) {
     if (h.shut || InodeOf(h.fd) != h.inode || !IdleFor(h.fd, options_.handshake_timeout)) continue;
     shutdown(h.fd, SHUT_RDWR);  // not close: the descriptor is gRPC's, which closes it now
     h.shut = true;
+    ++shut_down_;
     idle_shut_.fetch_add(1);
     --to_shut;
   }

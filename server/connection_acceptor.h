@@ -25,13 +25,17 @@
 // more is closed at once (with a log line at most once a second), keeping the rest of
 // the open-files limit for the server's own needs, well before accept() fails.
 //
+// The connections cap. At most `max_connections` connections are held, waiting or
+// handed over; past it a new one is closed at once, as at the descriptor cap. This is
+// what bounds the streams gRPC holds (connection_limits.h, stream_memory_bytes).
+//
 // Per source. One address may hold at most `max_per_source` connections open
 // (waiting or handed over): past it, its new ones are closed at once, so that one
 // host cannot take the whole cap. The acceptor learns that gRPC closed a connection
 // it handed over by looking, once a second, whether its descriptor still names the
 // same socket (fstat's inode): gRPC offers no close callback.
 //
-// Near the cap (7/8 of `max_descriptors` open), connections handed over that have
+// Near the cap (7/8 of the smaller cap open), connections handed over that have
 // neither sent nor received a byte for `handshake_timeout` (TCP_INFO) are shut down
 // (shutdown(2), gRPC then closes them), oldest first, at most 4 passes a second: a
 // client that sent its preface and nothing since holds no socket for long when
@@ -78,9 +82,10 @@ namespace reco {
 
 struct AcceptorOptions {
   absl::Duration handshake_timeout = absl::Seconds(5);  // for the preface to arrive
-  int64_t max_descriptors = 0;  // the connection cap; 0: none (EMFILE still sheds)
+  int64_t max_descriptors = 0;  // the descriptor cap; 0: none (EMFILE still sheds)
   size_t max_waiting = 4096;    // connections waiting for their preface at most
   int64_t max_per_source = 0;   // connections open from one address at most; 0: no limit
+  int64_t max_connections = 0;  // connections held (waiting or handed over) at most; 0: none
 };
 
 class ConnectionAcceptor {
@@ -133,6 +138,10 @@ class ConnectionAcceptor {
   void Forget(const std::string& source);
   // Forgets the connections gRPC closed; near the cap, shuts down idle ones.
   void Sweep(absl::Time now);
+  // Connections held now, waiting or handed over.
+  int64_t Held() const { return static_cast<int64_t>(handed_over_.size() + waiting_.size()); }
+  // The smaller of the two caps, in connections; 0: none.
+  int64_t Cap() const;
   bool NearCap() const;
   void LogAtMostOncePerSecond(const std::string& line);
 
@@ -147,6 +156,8 @@ class ConnectionAcceptor {
   absl::Time next_sweep_ = absl::InfinitePast();
   absl::Time last_log_ = absl::InfinitePast();
   std::atomic<uint64_t> shed_{0}, silent_closed_{0}, source_shed_{0}, idle_shut_{0};
+  // Handed over and shut down, not yet seen closed: room under max_connections already.
+  int64_t shut_down_ = 0;
   std::thread thread_;
 };
 

@@ -40,9 +40,13 @@ absl::Status CheckConnectionLimits(const ConnectionLimits& l) {
                              std::tuple{"keepalive_min_ping_interval", l.min_recv_ping_interval, ms}}) {
     if (absl::Status s = CheckDuration(name, d, lo); !s.ok()) return s;
   }
-  if (l.max_connections_per_source < 0 || l.max_connections_per_source > (int64_t{1} << 24)) {
+  if (l.stream_memory_bytes < kStreamCostBytes || l.stream_memory_bytes > (int64_t{1} << 40)) {
+    return absl::InvalidArgumentError(absl::StrCat("stream_memory_bytes=", l.stream_memory_bytes,
+                                                   " is out of range [", kStreamCostBytes, ", ", int64_t{1} << 40, "]"));
+  }
+  if (l.max_connections_per_source < kPerSourceQuarterOfCap || l.max_connections_per_source > (int64_t{1} << 24)) {
     return absl::InvalidArgumentError(absl::StrCat("max_connections_per_source=", l.max_connections_per_source,
-                                                   " is out of range [0, ", int64_t{1} << 24, "]"));
+                                                   " is out of range [-1, ", int64_t{1} << 24, "]"));
   }
   if (l.max_connections < 0 || l.max_connections > (int64_t{1} << 24)) {
     return absl::InvalidArgumentError(
@@ -71,6 +75,26 @@ void ApplyConnectionLimits(const ConnectionLimits& l, grpc::ServerBuilder* build
   for (grpc_compression_algorithm a : {GRPC_COMPRESS_DEFLATE, GRPC_COMPRESS_GZIP}) {
     builder->SetCompressionAlgorithmSupportStatus(a, l.accept_compressed_requests);
   }
+}
+
+ConnectionCaps ResolveConnectionCaps(const ConnectionLimits& l, int max_concurrent_streams) {
+  ConnectionCaps caps{};
+  caps.descriptors = l.max_connections != 0 ? l.max_connections : DefaultMaxConnections();
+  const int64_t per_connection = std::max<int64_t>(max_concurrent_streams, 1) * kStreamCostBytes;
+  caps.connections = std::max<int64_t>(l.stream_memory_bytes / per_connection, 1);
+  const int64_t smaller = caps.descriptors > 0 ? std::min(caps.descriptors, caps.connections) : caps.connections;
+  caps.per_source =
+      l.max_connections_per_source == kPerSourceQuarterOfCap ? std::max<int64_t>(smaller / 4, 1) : l.max_connections_per_source;
+  return caps;
+}
+
+std::string DescribeConnectionCaps(const ConnectionCaps& caps, const ConnectionLimits& l, int max_concurrent_streams) {
+  return absl::StrCat("at most ", caps.connections, " connections (--stream_memory_bytes=", l.stream_memory_bytes,
+                      " / (", max_concurrent_streams, " streams x ", kStreamCostBytes / 1024, " KiB))",
+                      caps.descriptors > 0 ? absl::StrCat(" and ", caps.descriptors, " descriptors (--max_connections)")
+                                           : std::string(),
+                      ", ", caps.per_source == 0 ? std::string("any number") : absl::StrCat(caps.per_source),
+                      " from one address (--max_connections_per_source)");
 }
 
 int64_t DefaultMaxConnections() {

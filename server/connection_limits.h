@@ -43,10 +43,17 @@ struct ConnectionLimits {
   // many descriptors or more (connection_acceptor.h). 0: the open-files limit minus
   // kReservedDescriptors, so the server's own files never run out first.
   int64_t max_connections = 0;
+  // Insecure port: the memory the calls gRPC holds may take, whether or not their
+  // message ever comes. gRPC takes kStreamCostBytes or so for every open stream before
+  // any handler runs, and refuses none under max_concurrent_streams per connection,
+  // so the server holds at most StreamBoundConnections() connections: a new one past
+  // them is closed at once, as at max_connections (ResolveConnectionCaps()).
+  int64_t stream_memory_bytes = int64_t{512} << 20;
   // Insecure port: a new connection is closed at once while its source address has
   // this many open (connection_acceptor.h), so one host cannot take the whole cap;
-  // behind a proxy, all its clients are one source. 0: no limit.
-  int64_t max_connections_per_source = 1024;
+  // behind a proxy, all its clients are one source. 0: no limit;
+  // kPerSourceQuarterOfCap: a quarter of the smaller cap (ResolveConnectionCaps()).
+  int64_t max_connections_per_source = -1;
   // The server pings a connection that has been quiet this long and closes it when
   // no answer comes within keepalive_timeout: a vanished peer frees its socket.
   absl::Duration keepalive_time = absl::Minutes(2);
@@ -67,6 +74,25 @@ struct ConnectionLimits {
 // (UNAVAILABLE, "GOAWAY received": the connection is closed for want of memory); from
 // 32 KiB a 10,000-item call was served. 1 MiB leaves a margin of 32.
 inline constexpr int64_t kMinResourceQuotaBytes = 1 << 20;
+
+// What gRPC 1.51 holds for one open stream whose message never comes, measured with
+// tests/hostile/held_streams.py (docs/reliability.md, "Held streams"): about 12 KiB
+// with a call's usual headers, 19 KiB with headers at gRPC's 8 KiB limit. The bound
+// takes the larger, rounded up.
+inline constexpr int64_t kStreamCostBytes = 20 << 10;
+// max_connections_per_source's default: a quarter of the connection cap.
+inline constexpr int64_t kPerSourceQuarterOfCap = -1;
+
+// The insecure port's caps as applied (connection_acceptor.h), each 0 for none.
+struct ConnectionCaps {
+  int64_t descriptors;  // max_connections, or DefaultMaxConnections() for 0
+  int64_t connections;  // stream_memory_bytes / (max_concurrent_streams x kStreamCostBytes), at least 1
+  int64_t per_source;   // max_connections_per_source, or a quarter of the smaller cap (at least 1)
+};
+ConnectionCaps ResolveConnectionCaps(const ConnectionLimits& limits, int max_concurrent_streams);
+// One line for the log: the caps and the flags that set them.
+std::string DescribeConnectionCaps(const ConnectionCaps& caps, const ConnectionLimits& limits,
+                                   int max_concurrent_streams);
 
 // Descriptors max_connections = 0 keeps for the server itself: its files, gRPC's
 // pipes and event descriptors, /proc reads for its stats.

@@ -77,9 +77,35 @@ TEST(ConnectionLimits, DefaultsPassAndEachBoundNamesItsFlag) {
   l.max_ping_strikes = -1;
   EXPECT_NE(CheckConnectionLimits(l).message().find("keepalive_max_ping_strikes=-1"), std::string::npos);
   l = ConnectionLimits{};
-  l.max_connections_per_source = -1;
-  EXPECT_NE(CheckConnectionLimits(l).message().find("max_connections_per_source=-1"), std::string::npos);
+  l.max_connections_per_source = -2;
+  EXPECT_NE(CheckConnectionLimits(l).message().find("max_connections_per_source=-2"), std::string::npos);
+  l = ConnectionLimits{};
+  l.stream_memory_bytes = kStreamCostBytes - 1;
+  EXPECT_NE(CheckConnectionLimits(l).message().find("stream_memory_bytes=20479 is out of range"), std::string::npos)
+      << CheckConnectionLimits(l);
   EXPECT_FALSE(l.accept_compressed_requests);  // identity only by default
+}
+
+TEST(ConnectionLimits, TheCapsComeFromTheStreamMemoryAndAQuarterGoesToOneSource) {
+  ConnectionLimits l;
+  l.max_connections = 1000;
+  ConnectionCaps caps = ResolveConnectionCaps(l, 256);
+  EXPECT_EQ(caps.descriptors, 1000);
+  EXPECT_EQ(caps.connections, (int64_t{512} << 20) / (256 * kStreamCostBytes));  // 102
+  EXPECT_EQ(caps.per_source, caps.connections / 4);
+  EXPECT_EQ(ResolveConnectionCaps(l, 100).connections, (int64_t{512} << 20) / (100 * kStreamCostBytes));
+  l.max_connections = 32;  // the descriptors now the smaller cap
+  EXPECT_EQ(ResolveConnectionCaps(l, 256).per_source, 8);
+  l.max_connections_per_source = 0;
+  EXPECT_EQ(ResolveConnectionCaps(l, 256).per_source, 0);
+  l.max_connections_per_source = 7;
+  EXPECT_EQ(ResolveConnectionCaps(l, 256).per_source, 7);
+  l.stream_memory_bytes = kStreamCostBytes;  // not one connection's worth: still one
+  EXPECT_EQ(ResolveConnectionCaps(l, 256).connections, 1);
+  l.max_connections_per_source = kPerSourceQuarterOfCap;
+  EXPECT_EQ(ResolveConnectionCaps(l, 256).per_source, 1);
+  EXPECT_NE(DescribeConnectionCaps(ResolveConnectionCaps(l, 256), l, 256).find("at most 1 connections (--stream_memory_bytes"),
+            std::string::npos);
 }
 
 }  // namespace

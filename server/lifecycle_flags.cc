@@ -24,9 +24,12 @@ ABSL_FLAG(absl::Duration, handshake_timeout, kLimits.handshake_timeout,
 ABSL_FLAG(int64_t, max_connections, kLimits.max_connections,
           "insecure port: new connections are closed at once (with a log line) while the process holds this many "
           "descriptors; 0: the open-files limit minus 64");
+ABSL_FLAG(int64_t, stream_memory_bytes, kLimits.stream_memory_bytes,
+          "insecure port: the memory the streams gRPC holds may take (about 20 KiB each before any handler runs): "
+          "at most this / (max_concurrent_streams x 20 KiB) connections are held, new ones past it closed at once");
 ABSL_FLAG(int64_t, max_connections_per_source, kLimits.max_connections_per_source,
           "insecure port: new connections from an address holding this many open are closed at once (with a log "
-          "line); behind a proxy all its clients are one address; 0: no limit");
+          "line); behind a proxy all its clients are one address; 0: no limit; -1: a quarter of the connection cap");
 ABSL_FLAG(absl::Duration, keepalive_time, kLimits.keepalive_time,
           "the server pings a connection with calls that has been quiet this long");
 ABSL_FLAG(absl::Duration, keepalive_timeout, kLimits.keepalive_timeout,
@@ -55,6 +58,7 @@ absl::StatusOr<ConnectionLimits> ConnectionLimitsFromFlags() {
   l.handshake_timeout = absl::GetFlag(FLAGS_handshake_timeout);
   l.max_connections = absl::GetFlag(FLAGS_max_connections);
   l.max_connections_per_source = absl::GetFlag(FLAGS_max_connections_per_source);
+  l.stream_memory_bytes = absl::GetFlag(FLAGS_stream_memory_bytes);
   l.keepalive_time = absl::GetFlag(FLAGS_keepalive_time);
   l.keepalive_timeout = absl::GetFlag(FLAGS_keepalive_timeout);
   l.min_recv_ping_interval = absl::GetFlag(FLAGS_keepalive_min_ping_interval);

@@ -404,12 +404,12 @@ absl::Status RecoServer::Parts::Listen(grpc::ServerBuilder* builder) {
     builder->AddListeningPort(options.listen, ListeningCredentials(options), &port);
     return absl::OkStatus();
   }
-  const int64_t cap = options.connection.max_connections != 0 ? options.connection.max_connections
-                                                              : DefaultMaxConnections();
+  const ConnectionCaps caps = ResolveConnectionCaps(options.connection, options.max_concurrent_streams);
   AcceptorOptions acceptor_options;
   acceptor_options.handshake_timeout = options.connection.handshake_timeout;
-  acceptor_options.max_descriptors = cap;
-  acceptor_options.max_per_source = options.connection.max_connections_per_source;
+  acceptor_options.max_descriptors = caps.descriptors;
+  acceptor_options.max_connections = caps.connections;
+  acceptor_options.max_per_source = caps.per_source;
   absl::StatusOr<std::unique_ptr<ConnectionAcceptor>> bound = ConnectionAcceptor::Listen(options.listen, acceptor_options);
   if (!bound.ok()) return bound.status();
   acceptor = *std::move(bound);

@@ -344,6 +344,15 @@ int main(int argc, char** argv) {
   std::cerr << absl::StrFormat("reco_server: catalogue of 2 x %u items (seed %u), %.1f MiB, built in %.2f s\n",
                                catalogue.items_per_profile(), catalogue.seed(),
                                catalogue.space_used_bytes() / 1048576.0, catalogue.build_seconds());
+  if (options.tls_cert_pem.empty()) {
+    std::cerr << "reco_server: connections: "
+              << reco::DescribeConnectionCaps(reco::ResolveConnectionCaps(options.connection, options.max_concurrent_streams),
+                                              options.connection, options.max_concurrent_streams)
+              << "\n";
+  } else {
+    std::cerr << "reco_server: connections: the TLS port is gRPC's own listener: no connection cap, and it stops "
+                 "accepting after one EMFILE; for an exposed server, end TLS at the edge (docs/server.md)\n";
+  }
   std::string host = options.listen.substr(0, options.listen.rfind(':'));
   std::cout << "reco_server: listening on " << host << ":" << (*server)->port()
             << " mode=" << reco::ServingModeName(options.mode)

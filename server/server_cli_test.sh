@@ -24,6 +24,9 @@ expect_bad_flag 2 "--async_threads=0 is out of range \\[1, 1024\\]" --api=async 
 expect_bad_flag 2 "--max_idle=-1 is out of range" --max_idle=-1 --listen=127.0.0.1:0
 expect_bad_flag 2 "--trim_max_wait_intervals=0 is out of range \\[1, 1024\\]" --trim_max_wait_intervals=0 --listen=127.0.0.1:0
 expect_bad_flag 2 "--max_concurrent_streams=0 is out of range" --max_concurrent_streams=0 --listen=127.0.0.1:0
+expect_bad_flag 2 "--stream_memory_bytes=1 is out of range \\[20480, " --stream_memory_bytes=1 --listen=127.0.0.1:0
+expect_bad_flag 2 "--max_connections_per_source=-2 is out of range \\[-1, " --max_connections_per_source=-2 \
+  --listen=127.0.0.1:0
 expect_bad_flag 2 "--max_sync_threads=3 is out of range \\[4, 4096\\]" --max_sync_threads=3 --listen=127.0.0.1:0
 expect_bad_flag 2 "--listen=nonsense is not HOST:PORT" --listen=nonsense
 expect_bad_flag 2 "--metrics_listen=9464 is not HOST:PORT" --metrics_listen=9464 --listen=127.0.0.1:0
@@ -79,6 +82,7 @@ echo "ok: bad flags"
 for flag in --listen --mode --api --async_threads --max_idle --initial_block_bytes --max_receive_message_bytes --max_concurrent_streams \
             --resource_quota_bytes --measure --shutdown_deadline --shutdown_drain_delay --shutdown_hard_deadline \
             --max_connection_idle --max_connection_age --max_connection_age_grace --handshake_timeout \
+            --stream_memory_bytes --max_connections_per_source \
             --keepalive_time --keepalive_timeout --keepalive_min_ping_interval --keepalive_max_ping_strikes \
             --accept_compressed_requests --catalogue_items --catalogue_seed; do
   grep -q -- "$flag " "$tmp/help.out" || fail "--help does not describe $flag"

@@ -1,0 +1,81 @@
+#!/usr/bin/env bash
+# Connections full of calls whose message never comes (held_streams.py, from
+# 127.0.0.2: 256 Recommend HEADERS each, SETTINGS acknowledged) against the cap that
+# --stream_memory_bytes sets, and another client's 200-item calls (reco_load, from
+# 127.0.0.1, verified byte for byte) meanwhile. With --stream_memory_bytes 64 MiB the
+# server holds at most 64 MiB / (256 streams x 20 KiB) = 12 connections:
+#   1. per source at its default, a quarter of that cap: of 20 connections 3 are
+#      kept and 17 closed at once;
+#   2. no per-source limit: of 40 connections 12 are kept and 28 closed at once; once
+#      the 12 have been quiet for --handshake_timeout (2 s) the server shuts them
+#      down to 3/4 of the cap, and the other client gets a connection.
+# Each time the server's RSS grows by less than the 64 MiB bound (40 connections
+# held would take about 120 MiB), and the other client gets at least 95 % of its calls.
+# Without the cap the second keeps all 40. Skipped under a sanitizer (RSS).
+#   held_streams_test.sh RECO_SERVER RECO_LOAD
+set -uo pipefail
+server=$1 load=$2
+here=$(cd "$(dirname "$0")" && pwd)
+. "$here/../../scripts/lib/reco_servers.sh"
+reco_test_dir tmp
+if sanitized_build "$server"; then echo "SKIP: RSS under a sanitizer is not the server's"; exit 0; fi
+bound=$((64 << 20))
+
+status() {  # status KEY: the attacker's last count of KEY
+  /usr/bin/python3 -c 'import json, sys
+try: print(json.load(open(sys.argv[1]))[sys.argv[2]])
+except (OSError, ValueError): print(-1)' "$tmp/status.json" "$1"
+}
+wait_status() {  # wait_status KEY MIN: until the attacker counts at least MIN of KEY (10 s)
+  for _ in $(seq 200); do [ "$(status "$1")" -ge "$2" ] && return 0; sleep 0.05; done
+  return 1
+}
+rss() { awk '/^VmRSS:/ { print $2 * 1024 }' "/proc/$SERVER_PID/status"; }
+probe() {  # probe NAME: 1 s of another client's 200-item calls, at least 95 % OK
+  timeout 60 "$load" --target "probe=127.0.0.1:$SERVER_PORT" --duration 1s --warmup 0s --rounds 1 --connections 1 \
+    --concurrency 1 --verify_every 1 --max_error_rate 1 --quiet --json "$tmp/$1.json" >"$tmp/$1.out" 2>&1 ||
+    fail "$1: reco_load: $(cat "$tmp/$1.out")"
+  read -r ok completed wrong < <(/usr/bin/python3 -c 'import json, sys
+c = json.load(open(sys.argv[1]))["targets"][0]["rounds"][0]["client"]
+print(c["ok"], c["completed"], c["wrong_content"] + c["wrong_item_count"])' "$tmp/$1.json")
+  echo "$1: the other client's calls: $ok OK of $completed, $wrong wrong"
+  [ "$wrong" = 0 ] && [ "$completed" -ge 5 ] && [ $((ok * 100)) -ge $((completed * 95)) ] ||
+    fail "$1: $ok OK of $completed, $wrong wrong"
+}
+attack() {  # attack NAME CONNECTIONS KEPT: holds them; KEPT open, the rest closed at once, RSS within the bound
+  local name=$1 count=$2 kept=$3 before after
+  rm -f "$tmp/status.json"
+  before=$(rss)
+  /usr/bin/python3 "$here/held_streams.py" "$SERVER_PORT" "$count" 256 30 "$tmp/status.json" >"$tmp/$name.json" &
+  attacker=$!
+  wait_status opened "$count" || fail "$name: the attacker did not open its connections: $(cat "$tmp/status.json")"
+  wait_status closed_at_once $((count - kept)) || fail "$name: not $((count - kept)) closed at once: $(cat "$tmp/status.json")"
+  wait_status streams_sent $((kept * 256)) || fail "$name: the streams did not go out: $(cat "$tmp/status.json")"
+  sleep 0.5  # the server reads the last streams' headers
+  after=$(rss)
+  echo "$name: $(cat "$tmp/status.json"); RSS $((before >> 20)) -> $((after >> 20)) MiB"
+  [ "$(status open)" = "$kept" ] || fail "$name: $kept kept expected: $(cat "$tmp/status.json")"
+  [ $((after - before)) -lt "$bound" ] || fail "$name: RSS grew by $(((after - before) >> 20)) MiB, the bound is 64 MiB"
+}
+
+# 1. Per source, at its default.
+start_reco_server "$tmp/s1.out" "$server" --mode arena_pool --stream_memory_bytes "$bound" ||
+  fail "reco_server did not start"
+grep -q "at most 12 connections (--stream_memory_bytes" "$tmp/s1.out" || fail "no log line of the cap: $(cat "$tmp/s1.out")"
+attack per_source 20 3
+probe per_source
+kill "$attacker"
+wait "$attacker" 2>/dev/null
+stop_reco_server
+
+# 2. At the cap, from any number of addresses (here: one, no per-source limit).
+start_reco_server "$tmp/s2.out" "$server" --mode arena_pool --stream_memory_bytes "$bound" \
+  --max_connections_per_source 0 --handshake_timeout 2s || fail "reco_server did not start"
+attack at_cap 40 12
+grep -q -- "--stream_memory_bytes leaves room for (12)" "$tmp/s2.out" || fail "at the cap: no log line naming the flag"
+wait_status closed_later 3 || fail "at the cap: quiet connections were not shut down: $(cat "$tmp/status.json")"
+probe at_cap
+kill "$attacker"
+wait "$attacker" 2>/dev/null
+stop_reco_server
+echo PASS
