@@ -146,7 +146,9 @@ if [ -n "$sanitizer" ]; then
   echo "matrix.sh: malloc swap SKIPPED: the binaries are built with $sanitizer"
 else
   echo "matrix.sh: malloc swap (scripts/malloc_swap.sh) ..."
-  "$root/scripts/malloc_swap.sh" $([ $short -eq 1 ] && echo --short) --build "$build" --out "$out/swap" \
+  short_flag=()
+  [ "$short" -eq 1 ] && short_flag=(--short)
+  "$root/scripts/malloc_swap.sh" "${short_flag[@]}" --build "$build" --out "$out/swap" \
     --profiles "$profiles" | grep -E 'SKIPPED|/ heap-glibc|server CPU/RPC|  QPS ' | sed 's/^/  /'
 fi
 

@@ -127,6 +127,7 @@ for _ in $(seq "$busy_loops"); do
 done
 if [ "$busy_loops" -gt 0 ]; then
   exit_trap=$(trap -p EXIT | sed "s/^trap -- '\(.*\)' EXIT$/\1/")
+  # shellcheck disable=SC2064  # the pids and the earlier trap, as they are now
   trap "kill ${busy_pids[*]} 2>/dev/null || true; $exit_trap" EXIT
 fi
 [ "$busy_loops" -eq 0 ] || echo "other load: $busy_loops busy loop(s) for the whole run"

@@ -45,6 +45,7 @@ echo "bound on peak RSS: ${budget_mib} MiB budget + ${overhead_mib} MiB overhead
 printf '%-11s %-13s %5s %7s %8s %9s %10s %9s\n' mode client conns ok refused "rss_MiB" "peak_MiB" "after_MiB"
 failed=0
 for mode in $modes; do
+  # shellcheck disable=SC2086  # SERVER_FLAGS is a list of flags, split on spaces
   start_reco_server "$work/$mode.log" "$build/server/reco_server" --mode "$mode" $server_flags || exit 1
   port=$SERVER_PORT pid=$SERVER_PID
   for conns in $connections_list; do

@@ -10,7 +10,7 @@
 # compiles without the cache. Each command's output is shown (its last lines) only when it
 # fails. Exits 1 when either command failed (the JSON then records its exit status).
 set -uo pipefail
-cd "$(dirname "$0")/.."
+cd "$(dirname "$0")/.." || exit 1
 case ${1:-} in
   ''|-h|--help) sed -n '2,10p' "$0" | sed 's/^# \{0,1\}//'; [ -n "${1:-}" ]; exit $? ;;
   -*) echo "fresh_clone_times.sh: unknown argument '$1' (see --help)" >&2; exit 2 ;;

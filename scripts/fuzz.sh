@@ -40,8 +40,8 @@ for t in "${targets[@]}"; do
   done_line=$(grep -E '^#[0-9]+.*(DONE|pulse|NEW|REDUCE)' "$log" | tail -1 || true)
   execs=$(sed -n 's/^stat::number_of_executed_units: *//p' "$log")
   cov=$(sed -n 's/.* cov: \([0-9]*\) ft: \([0-9]*\).*/\1 edges, \2 features/p' <<<"$done_line")
-  corpus=$(ls "$work" | wc -l)
-  echo "fuzz $t: $status  ${execs:-?} executions in ${seconds} s, coverage ${cov:-?}, corpus ${corpus} inputs (+ $(ls fuzz/corpus/$t | wc -l) seeds)"
+  corpus=$(find "$work" -mindepth 1 -maxdepth 1 | wc -l)
+  echo "fuzz $t: $status  ${execs:-?} executions in ${seconds} s, coverage ${cov:-?}, corpus ${corpus} inputs (+ $(find "fuzz/corpus/$t" -mindepth 1 -maxdepth 1 | wc -l) seeds)"
   if [ "$status" = FAILED ]; then
     grep -E 'ERROR|SUMMARY|_fuzz: |artifact' "$log" | head -20
     echo "full log: $log"

@@ -40,8 +40,6 @@ for round in $(seq "$rounds"); do
       grep -q "$requests succeeded, 0 failed" "$tmp/h2.out" || fail "$mode: $(grep requests: "$tmp/h2.out")"
       stop_reco_server
       rps=$(sed -n 's/^finished in [^,]*, \([0-9.]*\) req\/s.*/\1/p' "$tmp/h2.out")
-      # The summary covers warm-up + run; per-RPC figures divide by its rpcs.
-      rpcs=$(sed -n 's/^rpcs=\([0-9]*\) .*/\1/p' "$tmp/s.out")
       build=$(awk '/^build / && !/not measured/{print $5}' "$tmp/s.out")
       p50=$(awk '/^build / && !/not measured/{print $2}' "$tmp/s.out")
       proc=$(sed -n 's/^process: \([0-9.]*\) allocs\/rpc.*/\1/p' "$tmp/s.out")

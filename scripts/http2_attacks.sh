@@ -52,6 +52,7 @@ for attack in $attacks; do
   done
 done
 
+# shellcheck disable=SC2086  # ATTACKS and MODES are lists, split on spaces
 /usr/bin/python3 "$root/scripts/http2_attacks_table.py" "$out" $attacks -- $modes
 echo
 echo "JSON per run: $out"

@@ -16,9 +16,9 @@ cd "$(dirname "$0")/.."
 . scripts/lib/script_flags.sh
 kind=${1:-}
 shift || true
+# shellcheck disable=SC2016  # '$kind' below is inside double quotes: it expands
 case "$kind" in
-  asan) sanitize=address ;;
-  tsan) sanitize=thread ;;
+  asan | tsan) ;;  # CMakePresets.json: RECO_SANITIZE=address or thread
   -h | --help) script_usage "$0"; exit 0 ;;
   *) echo "sanitize.sh: ${kind:+unknown kind '$kind'; }usage: scripts/sanitize.sh asan|tsan [ctest arguments]" >&2; exit 2 ;;
 esac
@@ -26,7 +26,7 @@ build=${BUILD_DIR:-build-$kind}
 here=$(pwd)
 
 scripts/setup.sh
-cmake --preset "$kind" -B "$build" >/dev/null  # CMakePresets.json: RECO_SANITIZE=$sanitize
+cmake --preset "$kind" -B "$build" >/dev/null
 start=$(date +%s)
 
 # halt_on_error: the first report fails the test. detect_leaks is ASan's default on

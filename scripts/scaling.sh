@@ -61,6 +61,7 @@ for mode in $modes; do
     --max_connection_budget_share 1 --max_client_budget_share 1 || exit 1
   ports[$mode]=$SERVER_PORT
 done
+# shellcheck disable=SC2086  # ITEMS is a list, split on spaces
 ascending=$items descending=$(printf '%s\n' $items | tac | paste -sd' ')
 for round in $(seq "$rounds"); do
   sizes=$ascending
@@ -76,6 +77,7 @@ for round in $(seq "$rounds"); do
     done
   done
 done
+# shellcheck disable=SC2086  # ITEMS is a list, split on spaces
 /usr/bin/python3 scripts/lib/scaling_ratios.py "$json_dir" $items >"$json_dir/scaling.json"
 /usr/bin/python3 scripts/lib/scaling_ratios.py --table "$json_dir/scaling.json"
 [ -z "${JSON_DIR:-}" ] || echo "kept: $json_dir/scaling.json and the reports beside it"

@@ -74,7 +74,7 @@ for mode in $modes; do
   stop_reco_server
 
   verdict=$($py scripts/soak_judge.py "$out/$mode.csv" "$max_growth") && judged=0 || judged=$?
-  if [ $judged -eq 0 ] && [ $load_rc -eq 0 ] && [ "$in_use" = 0 ]; then
+  if [ "$judged" -eq 0 ] && [ "$load_rc" -eq 0 ] && [ "$in_use" = 0 ]; then
     echo "soak $mode: ok      max ${max_rate%.*} rpc/s, held at ${share}: $verdict"
   else
     echo "soak $mode: FAILED  max ${max_rate%.*} rpc/s, held at ${share}: $verdict; reco_load exit $load_rc, leases out $in_use"

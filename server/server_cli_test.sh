@@ -30,7 +30,7 @@ expect_bad_flag 2 "--max_connections_per_source=-2 is out of range \\[-1, " --ma
 expect_bad_flag 2 "--max_sync_threads=3 is out of range \\[4, 4096\\]" --max_sync_threads=3 --listen=127.0.0.1:0
 expect_bad_flag 2 "--listen=nonsense is not HOST:PORT" --listen=nonsense
 expect_bad_flag 2 "--metrics_listen=9464 is not HOST:PORT" --metrics_listen=9464 --listen=127.0.0.1:0
-expect_bad_flag 2 "--metrics_listen=\[::1\]:0: the metrics endpoint has no IPv6" --metrics_listen=[::1]:0 \
+expect_bad_flag 2 "--metrics_listen=\[::1\]:0: the metrics endpoint has no IPv6" '--metrics_listen=[::1]:0' \
   --listen=127.0.0.1:0
 expect_bad_flag 2 "--metrics_listen=127.0.0.1:70000: port '70000' is not in 1-65535" \
   --metrics_listen=127.0.0.1:70000 --listen=127.0.0.1:0

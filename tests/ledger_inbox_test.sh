@@ -11,8 +11,9 @@ trap 'rm -rf "$tmp"' EXIT
 "$allocations_test" --gtest_filter='InboxAllocations.*' >"$tmp/handler.txt"
 count() { sed -n "s/^$1, $2 text, 50 threads: \([0-9][0-9]*\) .*/\1/p" "$tmp/handler.txt"; }
 for text in short long; do
-  flag=$([ "$text" = long ] && echo --long_text || true)
-  "$page_json" --threads 50 $flag >"$tmp/page-$text.json"
+  flag=()
+  [ "$text" = long ] && flag=(--long_text)
+  "$page_json" --threads 50 "${flag[@]}" >"$tmp/page-$text.json"
   "$ledger" --proto "$src/examples/inbox/inbox.proto" --message inbox.v1.ThreadPage --data_file "$tmp/page-$text.json" \
     --modes heap,arena_pool --format json >"$tmp/ledger-$text.json"
   heap=$(count heap "$text") pooled=$(count pooled_arena "$text")

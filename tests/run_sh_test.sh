@@ -26,6 +26,7 @@ echo "$last" >>"$RECORD/dpkg.log"
 printf 'install ok installed'
 SH
 for tool in apt-get sudo; do
+  # shellcheck disable=SC2016  # $* is the fake tool's own, not expanded here
   printf '#!/bin/sh\necho "%s $*" >>"$RECORD/apt.log"\nexit 1\n' "$tool" >"$tmp/bin/$tool"
 done
 cat >"$tmp/build/server/reco_server" <<'SH'

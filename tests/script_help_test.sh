@@ -28,6 +28,7 @@ mkdir -p "$repo/results" "$repo/build/server" "$repo/build/client" "$repo/build/
 cp -r "$src/scripts" "$repo/"
 echo "a kept result" >"$repo/results/keep.txt"
 recorder() {  # PATH: a program that writes its name and arguments to the record, exits 1
+  # shellcheck disable=SC2016  # $* is the fake program's own, not expanded here
   printf '#!/bin/sh\necho "%s $*" >>"$RECORD/ran.log"\nexit 1\n' "$(basename "$1")" >"$1"
   chmod +x "$1"
 }

@@ -29,7 +29,8 @@ while :; do
   fi
   sleep 1
 done
-echo "prometheus_scraped: ok: Prometheus scraped every server:" $(printf '%s\n' "$got" | sed -n 's/^{job="\([a-z_]*\)"} => \([0-9]*\) .*/\1=\2/p')
+echo "prometheus_scraped: ok: Prometheus scraped every server: $(printf '%s\n' "$got" |
+  sed -n 's/^{job="\([a-z_]*\)"} => \([0-9]*\) .*/\1=\2/p' | paste -sd' ')"
 touch /tmp/scraped
 trap 'exit 0' TERM INT
 while :; do sleep 1 & wait $!; done

@@ -1,3 +1,4 @@
+# shellcheck shell=bash
 # Source this file. Which machine a measurement runs on and how busy it is BEFORE the
 # measurement starts, each in one line, so that a result says where it was taken and
 # whether the machine was busy (scripts/run.sh, bench/matrix.sh, the measurement scripts).

@@ -1,3 +1,4 @@
+# shellcheck shell=bash
 # Source this file from a measurement script that drives reco_server with reco_load
 # (scripts/fragments_slices.sh, guard_cost.sh, edge_cost.sh, flood.sh,
 # compare_h2load.sh): the checks and the set-up they all begin with, written once. It
@@ -45,6 +46,7 @@ measurement_work_dir() {
   local dir
   dir=$(mktemp -d)
   printf -v "$1" %s "$dir"
+  # shellcheck disable=SC2064  # the directory's name, now
   trap "stop_reco_servers || true; rm -rf $(printf %q "$dir")" EXIT
   if [ $# -gt 1 ]; then
     printf -v "$2" %s "${JSON_DIR:-$dir}"
@@ -53,10 +55,10 @@ measurement_work_dir() {
 }
 
 paired_rounds() {
-  local rounds=$1 fn=$2 a=$3 b=$4 round
+  local rounds=$1 fn=$2 first=$3 second=$4 round
   for round in $(seq 1 "$rounds"); do
-    if [ $((round % 2)) -eq 1 ]; then "$fn" "$a" "$round"; "$fn" "$b" "$round"
-    else "$fn" "$b" "$round"; "$fn" "$a" "$round"; fi
+    if [ $((round % 2)) -eq 1 ]; then "$fn" "$first" "$round"; "$fn" "$second" "$round"
+    else "$fn" "$second" "$round"; "$fn" "$first" "$round"; fi
     echo "round $round/$rounds done" >&2
   done
 }

@@ -1,3 +1,5 @@
+# shellcheck shell=bash
+# shellcheck disable=SC2034  # SERVER_PORT, SERVER_RC and the like are read by the scripts that source this
 # Source this file (by a path computed from the sourcing script's own location). The
 # one place that starts reco_server on a free 127.0.0.1 port, reads its port from the
 # line it prints, and stops it; used by scripts/, bench/, server/ and client/ scripts.
@@ -187,6 +189,7 @@ reco_test_dir() {
   local dir
   dir=$(mktemp -d) || fail "mktemp -d failed"
   printf -v "$1" %s "$dir"
+  # shellcheck disable=SC2064  # the directory's name, now
   trap "_reco_test_dir_end $(printf %q "$dir")" EXIT
 }
 

@@ -1,3 +1,4 @@
+# shellcheck shell=bash
 # Source this file. The command-line loop of a script that takes --flags
 # (bench/matrix.sh, scripts/malloc_swap.sh), written once: each flag sets the shell
 # variable of its own name, so a script lists its flags and gives their defaults. And

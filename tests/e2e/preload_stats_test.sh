@@ -7,11 +7,11 @@
 # allocations include the handler's post_count.
 #   tests/e2e/preload_stats_test.sh SOURCE_ROOT PLAIN_SERVER PRELOAD_LIB RECO_LOAD
 set -uo pipefail
-src=$1 plain=$2 preload=$3 load=$4
+src=$1 plain=$2 preload_lib=$3 load=$4
 . "$src/scripts/lib/reco_servers.sh"
 reco_test_dir tmp
 mkfifo "$tmp/stdin"
-LD_PRELOAD=$preload RECO_SERVER_STATS_LABEL=plain "$plain" <"$tmp/stdin" >"$tmp/plain.out" 2>&1 &
+LD_PRELOAD=$preload_lib RECO_SERVER_STATS_LABEL=plain "$plain" <"$tmp/stdin" >"$tmp/plain.out" 2>&1 &
 plain_pid=$!
 exec 7>"$tmp/stdin"  # the server serves until its stdin closes
 trap 'exec 7>&-; wait "$plain_pid" 2>/dev/null; rm -rf "$tmp"' EXIT

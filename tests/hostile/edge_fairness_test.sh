@@ -29,10 +29,10 @@ for line in urllib.request.urlopen("http://127.0.0.1:%s/metrics" % sys.argv[1], 
 }
 in_use() { metric reco_reply_budget_in_use_bytes; }
 capacity=268435456
-attack="never_read_mix 16x10000,32x1000,64x100,64x10 4"
+attack=(never_read_mix "16x10000,32x1000,64x100,64x10" 4)
 attackers=()
 for i in 1 2; do
-  RAW_HTTP2_SOURCE=127.0.0.2 /usr/bin/python3 "$here/raw_http2_client.py" "$EDGE_PORT" $attack >"$tmp/attack$i.json" &
+  RAW_HTTP2_SOURCE=127.0.0.2 /usr/bin/python3 "$here/raw_http2_client.py" "$EDGE_PORT" "${attack[@]}" >"$tmp/attack$i.json" &
   attackers+=($!)
 done
 for _ in $(seq 200); do [ "$(in_use)" -ge $((capacity / 4)) ] && break; sleep 0.05; done

@@ -207,7 +207,7 @@ descriptors)
     exec 7>"$tmp/ctl"
     for _ in $(seq 100); do grep -q held "$tmp/hold.out" && break; sleep 0.1; done
     sleep 1  # let the server accept what it can
-    fds=$(ls "/proc/$pid/fd" | wc -l)
+    fds=$(find "/proc/$pid/fd" -mindepth 1 -maxdepth 1 | wc -l)
     echo go >&7
     exec 7>&-
     wait "$holder"
