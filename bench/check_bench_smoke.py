@@ -26,7 +26,8 @@ def check_families(runs, cores):
     assert len(family(runs, "BM_CycleThreaded")) == cores, names
     assert len(family(runs, "BM_ArenaSharing")) == 2 * cores, names
     assert len(family(runs, "BM_ArenaBlocks")) == 1 and len(family(runs, "BM_ArenaInitialBlock")) == 2, names
-    got = sorted(r["name"].split("/")[1] + "/" + r["name"].split("/")[4] for r in family(runs, "BM_CopyItems"))  # mode/how
+    # mode/how
+    got = sorted(r["name"].split("/")[1] + "/" + r["name"].split("/")[4] for r in family(runs, "BM_CopyItems"))
     assert got == sorted(f"mode:{m}/how:{h}" for m in ("heap", "reuse", "arena", "arena_pool")
                          for h in ("copyfrom", "fieldwise")), (got, names)
 

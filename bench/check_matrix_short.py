@@ -5,10 +5,11 @@
 WORK_DIR is bench/matrix_short_test.sh's folder: out.txt (matrix.sh's output),
 page/RESULTS.md and page/results/*.svg (the page and its charts), raw/MALLOC/ (each
 malloc's reco_load and reco_bench JSON). Checks that the page names all four mallocs
-as run or SKIPPED (glibc always runs; a malloc not asked for is SKIPPED saying so), has the ceiling row with its share once per
-malloc run and says how busy the machine was; that every reco_load target of every
-malloc answered without error, and reco_bench ran every case; that the charts parse
-as SVG and the page links them. No speed is asserted.
+as run or SKIPPED (glibc always runs; a malloc not asked for is SKIPPED saying so),
+has the ceiling row with its share once per malloc run and says how busy the machine
+was; that every reco_load target of every malloc answered without error, and
+reco_bench ran every case; that the charts parse as SVG and the page links them. No
+speed is asserted.
 """
 import json
 import os

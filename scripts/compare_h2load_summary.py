@@ -96,7 +96,9 @@ def print_summary(summary):
         if not s["rounds"]:
             print(f"{s['mode']}: no round ran both tools")
             continue
-        med = lambda key, tool: statistics.median(s[key][tool])
+
+        def med(key, tool):
+            return statistics.median(s[key][tool])
         print(f"{s['mode']}: {s['rounds']} paired rounds")
         for tool in TOOLS:
             print(f"  {tool:9s} median {med('rps', tool):8.0f} req/s; "

@@ -68,7 +68,8 @@ def row(out, attack_name, mode):
             f"{mib(s['rss_before_bytes'])} / {mib(max(s['rss_peak_sampled_bytes'], st.get('peak_rss_bytes', 0)))} / "
             f"{mib(af.get('rss_bytes', 0))} | {st.get('store_acquired', '-')} / {st.get('store_created', '-')} / "
             f"{st.get('store_unpooled', '-')} / {st.get('store_in_use', '-')} | "
-            f"{p['ok']} / {p['timeouts']} / {p['errors'] + p['wrong_reply']} | {recovered} | {answer(a, af)} | {stop} |")
+            f"{p['ok']} / {p['timeouts']} / {p['errors'] + p['wrong_reply']} | {recovered} | "
+            f"{answer(a, af)} | {stop} |")
 
 
 def main():

@@ -50,8 +50,8 @@ import os
 import re
 import sys
 
-OWN_FOLDERS = {"proto", "patterns", "core", "cli", "rpc", "server", "client", "tools", "bench", "stats", "tests", "fuzz",
-               "sanitizers", "examples"}
+OWN_FOLDERS = {"proto", "patterns", "core", "cli", "rpc", "server", "client", "tools", "bench", "stats", "tests",
+               "fuzz", "sanitizers", "examples"}
 ALLOWED = {
     "patterns": set(),
     "core": {"core", "proto", "patterns"},
@@ -109,7 +109,8 @@ def violations(root):
                     for number, line in enumerate(f, 1):
                         m = INCLUDE.match(line)
                         if m and layer == "stats" and m.group(1) == "server" and \
-                                re.match(r'^\s*#\s*include\s+"server/([a-z_]+)\.h"', line).group(1) in STATS_SERVER_FILES:
+                                re.match(r'^\s*#\s*include\s+"server/([a-z_]+)\.h"',
+                                         line).group(1) in STATS_SERVER_FILES:
                             continue
                         if m and m.group(1) in OWN_FOLDERS and m.group(1) not in ok:
                             found.append(f"{os.path.relpath(path, root)}:{number}: {layer}/ must not include "
@@ -188,7 +189,8 @@ def license_violations(root):
                 if first.startswith("#!"):  # a script: the SPDX line comes right after
                     first = f.readline()
             if SPDX not in first:
-                found.append(f"{os.path.relpath(path, root)}:1: a pattern file opens with '{SPDX}' (as a comment; after the #! line in a script)")
+                found.append(f"{os.path.relpath(path, root)}:1: a pattern file opens with '{SPDX}' "
+                             "(as a comment; after the #! line in a script)")
     if not os.path.isfile(os.path.join(root, "LICENSE")):
         found.append("LICENSE: missing (the Apache-2.0 text the SPDX lines name)")
     return found

@@ -21,7 +21,8 @@ import subprocess
 import sys
 
 CALL = re.compile(r"\b(?:reco|patterns)_add_(script_)?test\(\s*([A-Za-z0-9_]+)(?=\s)(.*?)\)\s*$", re.S | re.M)
-KEYWORDS = {"SOURCES", "LIBS", "LABELS", "COMMAND", "SERIAL", "HEAVY", "ATTACK", "TIMED", "GRPC_UNHELD"}  # ends a label list
+# ends a label list
+KEYWORDS = {"SOURCES", "LIBS", "LABELS", "COMMAND", "SERIAL", "HEAVY", "ATTACK", "TIMED", "GRPC_UNHELD"}
 
 
 def declared_labels(source_root):

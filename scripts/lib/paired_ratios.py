@@ -52,7 +52,9 @@ def describe(target, baseline, report_baseline=None):
         med, lo, hi = p
         verdict = "no measurable difference" if lo <= 1.0 <= hi else ""
         lines.append(f"  {label:22s} x{med:.3f} [{lo:.3f}-{hi:.3f}] {verdict}".rstrip())
-    fmt = lambda v: "n/a" if v is None else f"{v:.1f}"
+
+    def fmt(v):
+        return "n/a" if v is None else f"{v:.1f}"
     for key, label in COUNT_FIGURES:
         lines.append(f"  {label:22s} {target['name']} {fmt(target['figures'].get(key))}  "
                      f"{baseline['name']} {fmt(baseline['figures'].get(key))}")

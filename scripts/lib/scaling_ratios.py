@@ -97,8 +97,9 @@ def summarize(directory, items):
         result["per_item_us"][mode] = {}
         result["phase_us_per_item"][mode] = {str(n): median_phases(reports, rounds, n, mode) for n in items}
         result["cpu_us_per_rpc_by_round"][mode] = {
-            str(n): [None if c is None else c * n for c in (per_item_costs(reports[(n, r)], n).get(mode)
-                                                           for r in rounds)] for n in items}
+            str(n): [None if c is None else c * n
+                     for c in (per_item_costs(reports[(n, r)], n).get(mode) for r in rounds)]
+            for n in items}
         for n in items:
             costs = [per_item_costs(reports[(n, r)], n).get(mode) for r in rounds]
             served = [c for c in costs if c]

@@ -3,9 +3,10 @@
     variant_ratios.py RUNS.txt VARIANT BASELINE
 
 RUNS.txt holds one line per reco_load run: ROUND LABEL REPORT.json (one target per
-report; a kept report may be gzipped, REPORT.json.gz). Each round ran VARIANT and BASELINE back to back against the same server, so
-each round gives one ratio VARIANT / BASELINE per figure; the summary is their median
-[min-max]. A spread that crosses 1.0 is "no measurable difference". Used by
+report; a kept report may be gzipped, REPORT.json.gz). Each round ran VARIANT and
+BASELINE back to back against the same server, so each round gives one ratio
+VARIANT / BASELINE per figure; the summary is their median [min-max]. A spread that
+crosses 1.0 is "no measurable difference". Used by
 scripts/generic_call_cost.sh (generic / recommend) and scripts/client_poller_cost.sh
 (poll / epoll1).
 """

@@ -33,7 +33,8 @@ def verdict_problems(dom, table):
     lines = [html.unescape(m) for m in re.findall(r'<li class="verdict-line">(.*?)</li>', dom)]
     last = table.rstrip("\n").split("\n")[-1].strip()
     checks = [
-        (len(lines) == 1 and VERDICT.match(lines[0]), f"one verdict line for arena_pool in the verdict's words, got {lines}"),
+        (len(lines) == 1 and VERDICT.match(lines[0]),
+         f"one verdict line for arena_pool in the verdict's words, got {lines}"),
         (lines[:1] == [last], f"the table's last line {last!r} is the HTML's verdict line"),
         (0 <= dom.find('id="verdict"') < dom.find("<svg"), "the verdict before the first chart"),
     ]
@@ -46,7 +47,9 @@ def chart_problems(dom):
     problems = [f"chart {i} drawn as an <svg>" for i, m in svgs.items() if not m]
     if problems:
         return problems
-    marks = lambda i, what: svgs[i].group(1).count(what)
+
+    def marks(i, what):
+        return svgs[i].group(1).count(what)
     checks = [
         (marks("chart-server-cpu", 'class="bar"') == 2, "server CPU: a bar per target"),
         (marks("chart-qps", 'class="bar"') == 2, "QPS: a bar per target"),

@@ -60,7 +60,7 @@ def main(argv):
         print("FAIL:", p, file=sys.stderr)
     if not problems:
         print("merged %d reports: ok %d = %s" % (len(inputs), merged["targets"][0]["client"]["ok"],
-                                                  " + ".join(str(d["targets"][0]["client"]["ok"]) for d in inputs)))
+                                                 " + ".join(str(d["targets"][0]["client"]["ok"]) for d in inputs)))
     return 1 if problems else 0
 
 

@@ -37,15 +37,18 @@ def main(argv):
             continue
         total = sum(r["rpcs"] for r in reps)
         if total != server["rpcs"]:
-            problems.append("%s: replicas served %d RPCs, the target's server figures say %d" % (label, total, server["rpcs"]))
+            problems.append("%s: replicas served %d RPCs, the target's server figures say %d"
+                            % (label, total, server["rpcs"]))
         ok = w["client"]["ok"]
         if not (ok > 0 and abs(total - ok) <= 0.1 * ok + 20):
             problems.append("%s: the client counted %d OK replies, the servers answered %d" % (label, ok, total))
         serving = [r["address"] for r in reps if r["rpcs"] > 0]
         if policy == "round_robin" and len(serving) != n:
-            problems.append("%s: only %r served RPCs under round_robin: %r" % (label, serving, [r["rpcs"] for r in reps]))
+            problems.append("%s: only %r served RPCs under round_robin: %r"
+                            % (label, serving, [r["rpcs"] for r in reps]))
         if policy == "pick_first" and len(serving) != 1:
-            problems.append("%s: %d replicas served under pick_first, want 1: %r" % (label, len(serving), [r["rpcs"] for r in reps]))
+            problems.append("%s: %d replicas served under pick_first, want 1: %r"
+                            % (label, len(serving), [r["rpcs"] for r in reps]))
         print("%s: %s" % (label, ", ".join("%s %d" % (r["address"], r["rpcs"]) for r in reps)))
     for p in problems:
         print("FAIL: " + p, file=sys.stderr)

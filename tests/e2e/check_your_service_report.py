@@ -48,7 +48,8 @@ def main(argv):
     for p in problems:
         print("FAIL:", p)
     if not problems:
-        counts = "not counted (sanitizer build)" if heap_allocs is None else f"heap build {heap_allocs:g} allocs/RPC, pooled_arena 0"
+        counts = ("not counted (sanitizer build)" if heap_allocs is None
+                  else f"heap build {heap_allocs:g} allocs/RPC, pooled_arena 0")
         print(f"ok: {len(report['targets'])} targets, {calls} calls per round each, {counts}")
     return 1 if problems else 0
 

@@ -50,8 +50,8 @@ import grpc
 import hpack
 
 sys.dont_write_bytecode = True  # no __pycache__ beside the sources for the import below
-from server_watch import HOST, ProcSampler, Prober, get_stats, load_messages
-import raw_http2_client  # the hand-written RecommendRequest encoder
+from server_watch import HOST, ProcSampler, Prober, get_stats, load_messages  # noqa: E402
+import raw_http2_client  # noqa: E402 -- the hand-written RecommendRequest encoder
 
 PATH = b"/reco.v1.Recommender/Recommend"
 PREFACE = b"PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n"
@@ -265,11 +265,11 @@ class RawConnection:
     def report(self):
         with self.cv:
             return {"goaway": self.counts["goaway"], "goaway_error": self.goaway_error,
-                "goaway_at_s": self.goaway_at, "closed_by_server": self.closed_at is not None,
-                "closed_at_s": self.closed_at, "closed_how": self.closed_how,
-                "rst_stream_received": self.counts["rst_stream"], "headers_received": self.counts["headers"],
-                "data_bytes_received": self.counts["data_bytes"], "pings_received": self.counts["ping"],
-                "first_grpc_statuses": list(self.statuses)}
+                    "goaway_at_s": self.goaway_at, "closed_by_server": self.closed_at is not None,
+                    "closed_at_s": self.closed_at, "closed_how": self.closed_how,
+                    "rst_stream_received": self.counts["rst_stream"], "headers_received": self.counts["headers"],
+                    "data_bytes_received": self.counts["data_bytes"], "pings_received": self.counts["ping"],
+                    "first_grpc_statuses": list(self.statuses)}
 
 
 def rapid_reset(port, seconds, max_streams):
@@ -424,8 +424,8 @@ def main():
     p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     p.add_argument("--port", type=int, required=True)
     p.add_argument("--pid", type=int, required=True, help="the server's pid, for /proc")
-    p.add_argument("--attack", required=True, choices=["rapid_reset", "unacked_streams", "continuation", "small_continuations",
-                                                       "endless_value"])
+    p.add_argument("--attack", required=True,
+                   choices=["rapid_reset", "unacked_streams", "continuation", "small_continuations", "endless_value"])
     p.add_argument("--seconds", type=float, default=3.0)
     p.add_argument("--max_streams", type=int, default=10_000_000)
     p.add_argument("--max_bytes", type=int, default=8 << 30)

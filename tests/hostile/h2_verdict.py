@@ -55,7 +55,8 @@ def direct(d, attack, sanitized):
             bound = s["rss_before_bytes"] + 64 * MiB + 4 * a["bytes_sent"]
         if attack == "unacked_streams":
             if s["rss_peak_sampled_bytes"] > bound and not sanitized:
-                problems.append(f"RSS peaked at {s['rss_peak_sampled_bytes'] / MiB:.0f} MiB > bound {bound / MiB:.0f} MiB")
+                problems.append(f"RSS peaked at {s['rss_peak_sampled_bytes'] / MiB:.0f} MiB "
+                                f"> bound {bound / MiB:.0f} MiB")
             if a["streams_sent"] <= 256 or a["rst_stream_received"] or a["goaway"] or a["closed_by_server"]:
                 problems.append(f"expected gRPC 1.51 to take all {a['streams_sent']} unacknowledged streams (more "
                                 f"than 256) without refusing one; it sent {a['rst_stream_received']} RST_STREAM, "

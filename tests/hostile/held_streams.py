@@ -7,8 +7,9 @@ Opens CONNECTIONS connections to 127.0.0.1:PORT from RAW_HTTP2_SOURCE (default
 127.0.0.2, another host to the server). Each acknowledges the server's SETTINGS (so
 its SETTINGS_MAX_CONCURRENT_STREAMS binds), then opens STREAMS Recommend calls with
 HEADERS alone -- a request whose message never comes -- answers PINGs, and is held
-for SECONDS. HELD_STREAMS_METADATA=N adds a header of N bytes to every stream. Every 100 ms it rewrites STATUS_FILE (atomically) with one JSON object,
-and prints the last one at the end:
+for SECONDS. HELD_STREAMS_METADATA=N adds a header of N bytes to every stream. Every
+100 ms it rewrites STATUS_FILE (atomically) with one JSON object, and prints the last
+one at the end:
   opened            connections made
   streams_sent      HEADERS frames written
   streams_reset     RST_STREAM frames received (streams the server refused)
@@ -23,12 +24,12 @@ import os
 import resource
 import select
 import socket
-import struct
 import sys
 import time
 
 sys.dont_write_bytecode = True
-from h2_attacks import END_HEADERS, HEADERS, PING, PREFACE, RST_STREAM, SETTINGS, frame, literal, request_headers_block
+from h2_attacks import (  # noqa: E402
+    END_HEADERS, HEADERS, PING, PREFACE, RST_STREAM, SETTINGS, frame, literal, request_headers_block)
 
 ACK = 0x1
 

@@ -44,7 +44,6 @@ import json
 import os
 import re
 import signal
-import shlex
 import stat
 import subprocess
 import sys
@@ -248,7 +247,8 @@ for name, d in deployments.items():
     want_cpu, want_mem = float(x_server["cpus"]), quantity_bytes(x_server["mem_limit"])
     for kind in ("requests", "limits"):
         r = c.get("resources", {}).get(kind, {})
-        check(float(r.get("cpu", "nan")) == want_cpu, f"{name}: {kind}.cpu {r.get('cpu')} is not compose's cpus {want_cpu}")
+        check(float(r.get("cpu", "nan")) == want_cpu,
+              f"{name}: {kind}.cpu {r.get('cpu')} is not compose's cpus {want_cpu}")
         check(quantity_bytes(r.get("memory", "0")) == want_mem,
               f"{name}: {kind}.memory {r.get('memory')} is not compose's mem_limit {x_server['mem_limit']}")
     # Probes: reco_probe against the port it listens on.
@@ -263,14 +263,16 @@ for name, d in deployments.items():
     drain = seconds(flag(args, "--shutdown_drain_delay") or "1s")
     hard = seconds(flag(args, "--shutdown_hard_deadline") or "10s")
     grace = pod["spec"].get("terminationGracePeriodSeconds", 30)
-    check(grace > max(drain, hard), f"{name}: terminationGracePeriodSeconds {grace} <= drain {drain} s / hard deadline {hard} s")
+    check(grace > max(drain, hard),
+          f"{name}: terminationGracePeriodSeconds {grace} <= drain {drain} s / hard deadline {hard} s")
     # Its headless Service.
     svc = services.get(name)
     if check(svc is not None, f"Deployment {name} has no Service of its name"):
         check(svc["spec"].get("clusterIP") == "None", f"Service {name} is not headless (clusterIP: None)")
         check(svc["spec"]["selector"] == labels, f"Service {name} does not select Deployment {name}'s pods exactly")
         check(svc["spec"]["ports"][0]["port"] == listen_port, f"Service {name}: port is not {listen_port}")
-check(set(mode_of.values()) == compose_modes, f"modes {sorted(mode_of.values())} are not compose's {sorted(compose_modes)}")
+check(set(mode_of.values()) == compose_modes,
+      f"modes {sorted(mode_of.values())} are not compose's {sorted(compose_modes)}")
 check(set(services) == set(deployments), f"Services {sorted(services)} != Deployments {sorted(deployments)}")
 
 # --- the load Job ----------------------------------------------------------------------
@@ -288,7 +290,8 @@ script = load["args"][0]
 targets = dict(re.findall(r"--target (\w+)=dns:///([a-z0-9-]+):50051", script))
 check(sorted(targets) == sorted(compose_targets), f"Job targets {sorted(targets)} are not compose's {compose_targets}")
 for target, svc in targets.items():
-    check(mode_of.get(svc) == target, f"Job target {target} points at Service {svc}, whose --mode is {mode_of.get(svc)}")
+    check(mode_of.get(svc) == target,
+          f"Job target {target} points at Service {svc}, whose --mode is {mode_of.get(svc)}")
 (init,) = spec["template"]["spec"]["initContainers"]
 waits_for = re.search(r"for service in ([a-z0-9 -]+); do", init["args"][0])
 check(waits_for and set(waits_for.group(1).split()) == set(services),
@@ -336,7 +339,8 @@ try:
     check("dns:///" not in local and "--duration 500ms" in local, "the Job's script did not take the local servers")
     job_env = {e["name"]: e.get("value") for e in load.get("env", [])}
     check(int(job_env.get("ALIGN_SECONDS", 0)) > 0, "the load pods do not align their start (ALIGN_SECONDS)")
-    check('--align_start "${ALIGN_SECONDS}s"' in script, "the Job's reco_load does not take --align_start from ALIGN_SECONDS")
+    check('--align_start "${ALIGN_SECONDS}s"' in script,
+          "the Job's reco_load does not take --align_start from ALIGN_SECONDS")
     die_if_problems()
     # The pods start together here, just after a multiple of ALIGN seconds, so each has
     # nearly ALIGN seconds for its probes before the boundary both must wait for.
@@ -381,19 +385,21 @@ esac
     check(os.path.getsize(os.path.join(out_dir, "report.html")) > 0, "collect.sh wrote no report.html")
     for part in parts:
         first = part["targets"][0]["rounds"][0]["window_start_unix_ms"]
-        check(first >= boundary_ms + 100, f"a pod's first window began at {first} ms, before the --align_start boundary "
-              f"{boundary_ms} ms plus its 100 ms warm-up: it did not wait")
+        check(first >= boundary_ms + 100, f"a pod's first window began at {first} ms, before the --align_start "
+              f"boundary {boundary_ms} ms plus its 100 ms warm-up: it did not wait")
     names = [t["name"] for t in merged["targets"]]
     check(sorted(names) == sorted(compose_targets), f"merged targets {names}")
     for i, t in enumerate(merged["targets"]):
         want = sum(p["targets"][i]["client"]["ok"] for p in parts)
-        check(t["client"]["ok"] == want and want > 0, f"merged {t['name']}: {t['client']['ok']} calls, the parts' sum is {want}")
+        check(t["client"]["ok"] == want and want > 0,
+              f"merged {t['name']}: {t['client']['ok']} calls, the parts' sum is {want}")
     print(f"ok: the Job's script ran as two pods; collect.sh merged their reports ({', '.join(names)})")
 
     # collect.sh refuses a log without the markers, and a failed Job.
     open(f"{tmp}/pod-1.log", "w").write("reco_load: something went wrong\n")
     r = subprocess.run([collect, "--out", out_dir], env=fake_env, capture_output=True, text=True, timeout=60)
-    check(r.returncode == 1 and "reco-load-1-fghij" in r.stderr, f"collect.sh on a log without markers: {r.returncode} {r.stderr}")
+    check(r.returncode == 1 and "reco-load-1-fghij" in r.stderr,
+          f"collect.sh on a log without markers: {r.returncode} {r.stderr}")
     r = subprocess.run([collect, "--out", out_dir], env=dict(fake_env, FAKE_SUCCEEDED="", FAKE_FAILED="1"),
                        capture_output=True, text=True, timeout=60)
     check(r.returncode == 1 and "failed" in r.stderr, f"collect.sh on a failed Job: {r.returncode} {r.stderr}")
@@ -418,7 +424,8 @@ die_if_problems()
 
 # --- production: the servers with the edge sidecar in front of arena-pool -------------
 def production():
-    r = subprocess.run(["kubectl", "kustomize", os.path.join(ROOT, "k8s", "production")], capture_output=True, text=True)
+    r = subprocess.run(["kubectl", "kustomize", os.path.join(ROOT, "k8s", "production")],
+                       capture_output=True, text=True)
     if r.returncode != 0 and "Component" in r.stderr:
         print("skip: k8s/production needs kustomize >= 3.7 (Components); this kubectl's is older")
         return
@@ -431,16 +438,19 @@ def production():
             check_metrics("k8s/production", name, o["spec"]["template"])
     check(not any(kind == "Job" for kind, _ in prod), "production renders a Job: the load Job is the benchmark's")
     bench_names = {(k, n) for k, kinds in by_kind.items() for n in kinds if k != "Job"}
-    check(set(prod) == bench_names, f"production's objects {sorted(prod)} are not the benchmark's servers {sorted(bench_names)}")
+    check(set(prod) == bench_names,
+          f"production's objects {sorted(prod)} are not the benchmark's servers {sorted(bench_names)}")
     pod = prod[("Deployment", "arena-pool")]["spec"]["template"]["spec"]
     containers = {c["name"]: c for c in pod["containers"]}
     if not check(set(containers) == {"server", "edge"}, f"arena-pool's containers: {sorted(containers)}"):
         return
     server, edge = containers["server"], containers["edge"]
-    check(flag(server["args"], "--listen") == "127.0.0.1:50051", "behind the edge, reco_server must listen on 127.0.0.1 only")
+    check(flag(server["args"], "--listen") == "127.0.0.1:50051",
+          "behind the edge, reco_server must listen on 127.0.0.1 only")
     check(edge["command"] == ["nghttpx"] and "--conf=/etc/reco/nghttpx.conf" in edge["args"],
           f"the edge is not nghttpx with the image's edge/nghttpx.conf: {edge.get('command')} {edge.get('args')}")
-    check("--backend=127.0.0.1,50051;;proto=h2" in edge["args"], f"the edge's backend is not its pod's server: {edge['args']}")
+    check("--backend=127.0.0.1,50051;;proto=h2" in edge["args"],
+          f"the edge's backend is not its pod's server: {edge['args']}")
     check(edge["ports"][0]["name"] == "edge" and "--frontend=0.0.0.0,%d;no-tls" % edge["ports"][0]["containerPort"]
           in edge["args"], f"the edge's port is not where it listens: {edge['ports']} {edge['args']}")
     svc = prod[("Service", "arena-pool")]["spec"]["ports"][0]
