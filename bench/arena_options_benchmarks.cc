@@ -143,14 +143,14 @@ void ArenaInitialBlock(benchmark::State& state, size_t initial_block, v1::TextPr
 void RegisterArenaOptionBenchmarks() {
   // (start_block_size, max_block_size): protobuf's default (256 B, 8 KiB) among
   // smaller, larger and fixed-size block plans.
-  const std::pair<size_t, size_t> kBlockPlans[] = {
-      {256, 256},     {256, 1024},     {256, 8192},     {256, 65536},  {1024, 8192},
-      {4096, 65536},  {16384, 65536},  {65536, 65536}};
+  const std::pair<size_t, size_t> kBlockPlans[] = {{256, 256},   {256, 1024},   {256, 8192},    {256, 65536},
+                                                   {1024, 8192}, {4096, 65536}, {16384, 65536}, {65536, 65536}};
   const size_t kInitialBlocks[] = {0, 16 << 10, 64 << 10, 256 << 10, 512 << 10, 2 << 20};
   for (v1::TextProfile profile : GridProfiles()) {
     for (const auto& [start, max] : kBlockPlans) {
-      const std::string name = absl::StrCat("BM_ArenaBlocks/start_block:", SizeLabel(start), "/max_block:",
-                                            SizeLabel(max), "/items:", kSweepItems, "/", ProfileLabel(profile));
+      const std::string name =
+          absl::StrCat("BM_ArenaBlocks/start_block:", SizeLabel(start), "/max_block:", SizeLabel(max),
+                       "/items:", kSweepItems, "/", ProfileLabel(profile));
       const size_t s = start, m = max;
       benchmark::RegisterBenchmark(name.c_str(), [s, m, profile](benchmark::State& state) {
         ArenaBlocks(state, s, m, profile);

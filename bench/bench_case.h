@@ -36,7 +36,7 @@ struct BenchCase {
 };
 
 // Item counts and profiles every phase benchmark runs: small to large responses.
-const std::vector<uint32_t>& GridItemCounts();  // 10, 50, 200, 1000
+const std::vector<uint32_t>& GridItemCounts();       // 10, 50, 200, 1000
 const std::vector<v1::TextProfile>& GridProfiles();  // realistic, compact
 
 // "profile:<name>" for names built by hand.

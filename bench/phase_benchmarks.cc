@@ -37,9 +37,7 @@ using Clock = std::chrono::steady_clock;
 // The allocation ledger's warm-up (LedgerOptions::warmup_responses): pools fill, buffers grow.
 constexpr int kWarmupResponses = 3;
 
-double SecondsBetween(Clock::time_point a, Clock::time_point b) {
-  return std::chrono::duration<double>(b - a).count();
-}
+double SecondsBetween(Clock::time_point a, Clock::time_point b) { return std::chrono::duration<double>(b - a).count(); }
 
 // Where every server-side benchmark starts: the case's store after full cycles
 // (Acquire, build, serialize, Release) have filled its pools and grown the buffer.
@@ -77,8 +75,7 @@ struct ClientSide {
 };
 
 // The meter's counters, and bytes and items per second for `serialized_bytes` a reply.
-void ReportPhase(benchmark::State& state, const AllocationMeter& meter, const BenchCase& c,
-                 size_t serialized_bytes) {
+void ReportPhase(benchmark::State& state, const AllocationMeter& meter, const BenchCase& c, size_t serialized_bytes) {
   meter.Report(state);
   state.SetBytesProcessed(static_cast<int64_t>(state.iterations() * serialized_bytes));
   state.SetItemsProcessed(static_cast<int64_t>(state.iterations() * c.items));
@@ -252,8 +249,8 @@ void RegisterPhaseBenchmarks() {
     bool manual_time;
   };
   const Family kFamilies[] = {
-      {"BM_Cycle", Cycle, false},     {"BM_Build", Build, true},           {"BM_Serialize", Serialize, false},
-      {"BM_Release", Release, true},  {"BM_Parse", Parse, true},           {"BM_ParseCycle", ParseCycle, false},
+      {"BM_Cycle", Cycle, false},    {"BM_Build", Build, true}, {"BM_Serialize", Serialize, false},
+      {"BM_Release", Release, true}, {"BM_Parse", Parse, true}, {"BM_ParseCycle", ParseCycle, false},
   };
   // The checks' cost, for choosing reco_server's --check_every_items (docs/server.md).
   benchmark::RegisterBenchmark("BM_StopCheck", StopCheckAlone);

@@ -146,10 +146,8 @@ void RegisterThreadBenchmarks() {
       std::shared_ptr<SharedArena> shared = share ? std::make_shared<SharedArena>() : nullptr;
       const std::string name = std::string("BM_ArenaSharing/arena:") + (share ? "shared" : "per_thread") +
                                "/items:" + std::to_string(kThreadedItems) + "/" + ProfileLabel(profile);
-      benchmark::RegisterBenchmark(name.c_str(),
-                                   [shared, profile](benchmark::State& state) {
-                                     ArenaSharing(state, shared.get(), profile);
-                                   })
+      benchmark::RegisterBenchmark(
+          name.c_str(), [shared, profile](benchmark::State& state) { ArenaSharing(state, shared.get(), profile); })
           ->ThreadRange(1, MaxThreads())
           ->UseRealTime()
           ->Unit(benchmark::kMicrosecond);

@@ -19,8 +19,7 @@ const BuildInfo& GetBuildInfo() {
 #else
   constexpr bool kNdebug = false;
 #endif
-  static const BuildInfo info{RECO_VERSION, build_info_internal::kGitCommit, RECO_BUILD_TYPE, kNdebug,
-                              RECO_SANITIZER};
+  static const BuildInfo info{RECO_VERSION, build_info_internal::kGitCommit, RECO_BUILD_TYPE, kNdebug, RECO_SANITIZER};
   return info;
 }
 

@@ -28,9 +28,9 @@ TEST(CheckFlags, AcceptsEveryFormAbslAccepts) {
   EXPECT_TRUE(Check({}).ok());
   EXPECT_TRUE(Check({"--rounds=5", "--rounds", "6", "-rounds=7", "-rounds", "8"}).ok());
   EXPECT_TRUE(Check({"--quiet", "--noquiet", "--quiet=false", "-quiet=true"}).ok());
-  EXPECT_TRUE(Check({"--name", "--looks-like-a-flag", "--name="}).ok());  // a string's value is the next word
+  EXPECT_TRUE(Check({"--name", "--looks-like-a-flag", "--name="}).ok());      // a string's value is the next word
   EXPECT_TRUE(Check({"merge", "a.json", "--rounds=2", "b.json", "-"}).ok());  // positional anywhere
-  EXPECT_TRUE(Check({"--", "--bogus", "--rounds=abc"}).ok());                // "--" ends the flags
+  EXPECT_TRUE(Check({"--", "--bogus", "--rounds=abc"}).ok());                 // "--" ends the flags
   EXPECT_TRUE(Check({"--help"}).ok());
   EXPECT_TRUE(Check({"--version"}).ok());
   EXPECT_TRUE(Check({"--helpfull"}).ok());

@@ -18,9 +18,9 @@ absl::Status Bad(absl::string_view what) { return absl::InvalidArgumentError(wha
 // The flags that need --call, when it is absent.
 absl::Status CompanionsWithoutCall(const CallFlags& f) {
   const std::pair<bool, const char*> companions[] = {
-      {!f.proto_files.empty(), "--proto"},       {!f.import_paths.empty(), "--import_path"},
-      {!f.protoset.empty(), "--protoset"},       {f.data.json.has_value(), "--data"},
-      {f.data.file.has_value(), "--data_file"},  {f.data.format != RequestData::Format::kJson, "--data_format"}};
+      {!f.proto_files.empty(), "--proto"},      {!f.import_paths.empty(), "--import_path"},
+      {!f.protoset.empty(), "--protoset"},      {f.data.json.has_value(), "--data"},
+      {f.data.file.has_value(), "--data_file"}, {f.data.format != RequestData::Format::kJson, "--data_format"}};
   for (const auto& [given, flag] : companions) {
     if (given) return Bad(absl::StrCat(flag, " needs --call (it describes the method --call names)"));
   }

@@ -31,9 +31,9 @@ uint64_t ClientFigures::status_errors() const {
 
 std::string StatusCodeName(int code) {
   static const char* const kNames[] = {
-      "OK",        "CANCELLED",           "UNKNOWN",           "INVALID_ARGUMENT", "DEADLINE_EXCEEDED",
-      "NOT_FOUND", "ALREADY_EXISTS",      "PERMISSION_DENIED", "RESOURCE_EXHAUSTED", "FAILED_PRECONDITION",
-      "ABORTED",   "OUT_OF_RANGE",        "UNIMPLEMENTED",     "INTERNAL",         "UNAVAILABLE",
+      "OK",        "CANCELLED",      "UNKNOWN",           "INVALID_ARGUMENT",   "DEADLINE_EXCEEDED",
+      "NOT_FOUND", "ALREADY_EXISTS", "PERMISSION_DENIED", "RESOURCE_EXHAUSTED", "FAILED_PRECONDITION",
+      "ABORTED",   "OUT_OF_RANGE",   "UNIMPLEMENTED",     "INTERNAL",           "UNAVAILABLE",
       "DATA_LOSS", "UNAUTHENTICATED"};
   if (code >= 0 && code < ClientFigures::kStatusCodes) return kNames[code];
   return absl::StrCat("CODE_", code);

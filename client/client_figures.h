@@ -42,11 +42,11 @@ struct ClientFigures {
   // Open loop only: actual send time minus scheduled time, per request.
   LatencyHistogram schedule_lag;
 
-  uint64_t sent = 0;        // requests sent inside the window
-  uint64_t scheduled = 0;   // open loop: requests scheduled inside the window
-  uint64_t unsent = 0;      // open loop: of those, never sent (the client fell behind)
-  uint64_t completed = 0;   // responses counted (OK or not)
-  uint64_t ok = 0;          // OK status, right item count, and (when sampled) right bytes
+  uint64_t sent = 0;            // requests sent inside the window
+  uint64_t scheduled = 0;       // open loop: requests scheduled inside the window
+  uint64_t unsent = 0;          // open loop: of those, never sent (the client fell behind)
+  uint64_t completed = 0;       // responses counted (OK or not)
+  uint64_t ok = 0;              // OK status, right item count, and (when sampled) right bytes
   uint64_t response_bytes = 0;  // serialized response bytes of the OK responses
   // Status errors by code (index = grpc::StatusCode); errors_by_code[0] stays 0.
   std::array<uint64_t, kStatusCodes> errors_by_code{};

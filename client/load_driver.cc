@@ -40,13 +40,23 @@ constexpr int64_t kBacklogGraceNanos = 1'000'000'000;
 // completion queue and its own stats, merged by Join() after the thread ends.
 class SlotLoop {
  public:
-  SlotLoop(TargetLink* link, const RequestSet* requests, const LoadOptions& options, const WindowPlan& plan,
-           int index, int threads, ClientFigures* stats, std::atomic<uint64_t>* progress,
-           std::atomic<int64_t>* calls_left, int64_t* last_counted_ns, WindowGate* gate)
-      : link_(link), requests_(requests), options_(options), plan_(plan), index_(index), threads_(threads),
-        stats_(stats), progress_(progress), calls_left_(calls_left), last_counted_ns_(last_counted_ns), gate_(gate),
+  SlotLoop(TargetLink* link, const RequestSet* requests, const LoadOptions& options, const WindowPlan& plan, int index,
+           int threads, ClientFigures* stats, std::atomic<uint64_t>* progress, std::atomic<int64_t>* calls_left,
+           int64_t* last_counted_ns, WindowGate* gate)
+      : link_(link),
+        requests_(requests),
+        options_(options),
+        plan_(plan),
+        index_(index),
+        threads_(threads),
+        stats_(stats),
+        progress_(progress),
+        calls_left_(calls_left),
+        last_counted_ns_(last_counted_ns),
+        gate_(gate),
         rpc_deadline_ns_(absl::ToInt64Nanoseconds(options.rpc_deadline)),
-        interval_ns_(options.open_loop() ? 1e9 / options.rate : 0), variant_counter_(static_cast<uint64_t>(index)) {
+        interval_ns_(options.open_loop() ? 1e9 / options.rate : 0),
+        variant_counter_(static_cast<uint64_t>(index)) {
     for (int s = index; s < options.concurrency; s += threads) free_slots_.push_back(s);
   }
 
@@ -83,9 +93,8 @@ class SlotLoop {
     call->slot = slot;
     call->scheduled_ns = scheduled_ns;
     call->variant = static_cast<int>(variant_counter_++ % requests_->size());
-    call->context.set_deadline(gpr_time_add(
-        gpr_now(GPR_CLOCK_MONOTONIC),
-        gpr_time_from_nanos(rpc_deadline_ns_, GPR_TIMESPAN)));
+    call->context.set_deadline(
+        gpr_time_add(gpr_now(GPR_CLOCK_MONOTONIC), gpr_time_from_nanos(rpc_deadline_ns_, GPR_TIMESPAN)));
     for (const auto& [key, value] : options_.metadata) call->context.AddMetadata(key, value);
     call->reader = link_->stub(slot).PrepareUnaryCall(&call->context, requests_->method(),
                                                       requests_->request(call->variant), &cq_);
@@ -108,8 +117,7 @@ class SlotLoop {
   bool Measured(const Call& call, int64_t now) const {
     if (options_.counted()) return call.counted;
     if (options_.open_loop()) return InWindow(call.scheduled_ns);
-    return InWindow(now) ||
-           (!call.status.ok() && now >= plan_.measure_end_ns && call.sent_ns < plan_.measure_end_ns);
+    return InWindow(now) || (!call.status.ok() && now >= plan_.measure_end_ns && call.sent_ns < plan_.measure_end_ns);
   }
 
   // Records a finished call when it belongs to the window; frees it and returns its
@@ -285,9 +293,8 @@ WindowPlan WindowPlan::StartingNow(absl::Duration warmup, absl::Duration duratio
   WindowPlan p;
   p.start_ns = MonotonicNanos();
   p.measure_start_ns = p.start_ns + absl::ToInt64Nanoseconds(warmup);
-  p.measure_end_ns = duration == absl::InfiniteDuration()
-                         ? std::numeric_limits<int64_t>::max()
-                         : p.measure_start_ns + absl::ToInt64Nanoseconds(duration);
+  p.measure_end_ns = duration == absl::InfiniteDuration() ? std::numeric_limits<int64_t>::max()
+                                                          : p.measure_start_ns + absl::ToInt64Nanoseconds(duration);
   return p;
 }
 
@@ -327,8 +334,8 @@ ClientFigures LoadDriver::Join() {
   for (const ClientFigures& s : per_thread_) total.Merge(s);
   // A counted window runs from the gate's opening to its last call's end.
   const int64_t start = options_.counted() ? gate_.opened_ns() : plan_.measure_start_ns;
-  const int64_t end = options_.counted() ? *std::max_element(last_counted_ns_.begin(), last_counted_ns_.end())
-                                         : plan_.measure_end_ns;
+  const int64_t end =
+      options_.counted() ? *std::max_element(last_counted_ns_.begin(), last_counted_ns_.end()) : plan_.measure_end_ns;
   total.seconds = std::max<int64_t>(0, end - start) / 1e9;
   return total;
 }

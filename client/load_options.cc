@@ -32,8 +32,7 @@ constexpr char kDnsScheme[] = "dns:///";
 // --rate: 0.001/s (one call in ~17 minutes) keeps the interval between calls finite;
 // 1e7/s is past what one client process sends.
 constexpr double kMinRate = 0.001, kMaxRate = 1e7;
-constexpr char kRateRange[] =
-    "must be from 0.001 to 10000000 requests per second (leave it out for a closed loop)";
+constexpr char kRateRange[] = "must be from 0.001 to 10000000 requests per second (leave it out for a closed loop)";
 // Flags' ranges. A day bounds a window (as --total / --rate); an hour bounds a wait
 // for one answer. inf, or 1e300 seconds, ran forever and printed nothing.
 constexpr absl::Duration kMinDuration = absl::Milliseconds(10);
@@ -53,15 +52,17 @@ absl::Status ValidateTimes(const LoadOptions& o) {
   // A window shorter than a few calls measures nothing (1ns reported a QPS of 1e9);
   // the tests' shortest is 300ms.
   if (o.duration < kMinDuration || o.duration > kMaxWindow) {
-    return Bad("--duration", absl::StrCat("must be from ", absl::FormatDuration(kMinDuration), " to ",
-                                          absl::FormatDuration(kMaxWindow), ", got ", absl::FormatDuration(o.duration)));
+    return Bad("--duration",
+               absl::StrCat("must be from ", absl::FormatDuration(kMinDuration), " to ",
+                            absl::FormatDuration(kMaxWindow), ", got ", absl::FormatDuration(o.duration)));
   }
   if (o.warmup < absl::ZeroDuration() || o.warmup > kMaxWindow) {
     return Bad("--warmup", absl::StrCat("must be from 0 to ", absl::FormatDuration(kMaxWindow), ", got ",
                                         absl::FormatDuration(o.warmup)));
   }
   if (o.align_start < absl::ZeroDuration() || o.align_start > absl::Hours(1)) {
-    return Bad("--align_start", absl::StrCat("must be from 0 (no wait) to 1h, got ", absl::FormatDuration(o.align_start)));
+    return Bad("--align_start",
+               absl::StrCat("must be from 0 (no wait) to 1h, got ", absl::FormatDuration(o.align_start)));
   }
   for (auto [flag, d] : {std::pair{"--probe_deadline", o.probe_deadline}, std::pair{"--timeout", o.rpc_deadline}}) {
     if (d <= absl::ZeroDuration() || d > kMaxDeadline) {
@@ -73,8 +74,8 @@ absl::Status ValidateTimes(const LoadOptions& o) {
     return Bad("--rate", absl::StrCat(kRateRange, ", got ", o.rate));
   }
   if (o.total < 0 || o.total > 1'000'000'000) {
-    return Bad("--total", absl::StrCat("must be from 1 to 1000000000 calls (0 or absent: by --duration), got ",
-                                       o.total));
+    return Bad("--total",
+               absl::StrCat("must be from 1 to 1000000000 calls (0 or absent: by --duration), got ", o.total));
   }
   if (o.total > 0 && o.open_loop() && o.total / o.rate > absl::ToDoubleSeconds(kMaxWindow)) {
     return Bad("--total", "with --rate makes a window of more than a day (total / rate seconds)");
@@ -158,14 +159,16 @@ absl::StatusOr<std::vector<TargetSpec>> ParseTargetFlags(const std::vector<std::
       unsigned char buf[16];
       const bool v4 = inet_pton(AF_INET, host.c_str(), buf) == 1, v6 = inet_pton(AF_INET6, host.c_str(), buf) == 1;
       if (!v4 && !v6) {
-        return Bad("--target", absl::StrCat("'", targets[i].name, "=", a, "': with several backends each must be an IP "
+        return Bad("--target", absl::StrCat("'", targets[i].name, "=", a,
+                                            "': with several backends each must be an IP "
                                             "address (gRPC balances over an ipv4:/ipv6: list); for a name use one ",
                                             targets[i].name, "=dns:///", a));
       }
       families |= v4 ? 1 : 2;
     }
     if (families == 3) {
-      return Bad("--target", absl::StrCat("'", targets[i].name, "': mixes IPv4 and IPv6 backends; gRPC's address "
+      return Bad("--target", absl::StrCat("'", targets[i].name,
+                                          "': mixes IPv4 and IPv6 backends; gRPC's address "
                                           "list takes one family"));
     }
     targets[i].address = absl::StrJoin(backends[i], ",");
@@ -322,8 +325,9 @@ absl::Status ValidateLoadOptions(const LoadOptions& o) {
   }
   if (o.tls_cert_pem.empty() != o.tls_key_pem.empty()) {
     return Bad(o.tls_cert_pem.empty() ? "--tls_key" : "--tls_cert",
-               o.tls_cert_pem.empty() ? "needs --tls_cert (a client certificate is --tls_cert CHAIN.pem --tls_key KEY.pem)"
-                                      : "needs --tls_key (a client certificate is --tls_cert CHAIN.pem --tls_key KEY.pem)");
+               o.tls_cert_pem.empty()
+                   ? "needs --tls_cert (a client certificate is --tls_cert CHAIN.pem --tls_key KEY.pem)"
+                   : "needs --tls_key (a client certificate is --tls_cert CHAIN.pem --tls_key KEY.pem)");
   }
   if (!o.tls_cert_pem.empty() && o.tls_ca_pem.empty()) {
     return Bad("--tls_cert", "needs --tls_ca (a client certificate only applies to TLS)");
@@ -350,8 +354,8 @@ absl::StatusOr<std::pair<std::string, std::string>> ParseMetadataFlag(absl::stri
   if (!absl::EndsWith(key, "-bin")) {
     for (char c : v) {
       if (c < 0x20 || c > 0x7e) {
-        return Bad("--metadata", absl::StrCat("value of '", key,
-                                              "': only printable ASCII (use a key ending in -bin for bytes)"));
+        return Bad("--metadata",
+                   absl::StrCat("value of '", key, "': only printable ASCII (use a key ending in -bin for bytes)"));
       }
     }
   }

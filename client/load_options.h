@@ -50,8 +50,8 @@ struct TargetSpec {
 // user's JSON or bytes (client/call_flags.h). Empty `method`: reco's Recommend, with
 // its requests built from items/profile/seed and every reply checked byte for byte.
 struct CallSpec {
-  std::string method;                 // on the wire: "/package.Service/Method"
-  std::string request_type;           // full names, for reports
+  std::string method;        // on the wire: "/package.Service/Method"
+  std::string request_type;  // full names, for reports
   std::string reply_type;
   std::vector<std::string> requests;  // serialized; cycled through, one per call
 };

@@ -78,14 +78,14 @@ TEST(ParseTargetFlags, IPv6ListsAndDnsTargets) {
 
 TEST(ParseTargetFlags, RefusesBadGroupsNamingTheFlag) {
   const std::vector<std::vector<std::string>> bad = {
-      {"a=127.0.0.1:1", "a=127.0.0.1:1"},                 // the same backend twice
-      {"a=dns:///svc:80", "a=127.0.0.1:1"},               // dns:/// among others
-      {"a=127.0.0.1:1", "a=dns:///svc:80"},               // ... in either order
-      {"a=127.0.0.1:1", "a=localhost:2"},                 // a host name in an ipv4: list
-      {"a=127.0.0.1:1", "a=[::1]:2"},                     // two families
-      {"a=dns://8.8.8.8/svc:80"},                         // a DNS authority
-      {"a=dns:///svc"},                                   // no port
-      {"a=127.0.0.1:1", "b=127.0.0.1"},                   // a bad value later on
+      {"a=127.0.0.1:1", "a=127.0.0.1:1"},    // the same backend twice
+      {"a=dns:///svc:80", "a=127.0.0.1:1"},  // dns:/// among others
+      {"a=127.0.0.1:1", "a=dns:///svc:80"},  // ... in either order
+      {"a=127.0.0.1:1", "a=localhost:2"},    // a host name in an ipv4: list
+      {"a=127.0.0.1:1", "a=[::1]:2"},        // two families
+      {"a=dns://8.8.8.8/svc:80"},            // a DNS authority
+      {"a=dns:///svc"},                      // no port
+      {"a=127.0.0.1:1", "b=127.0.0.1"},      // a bad value later on
   };
   for (const auto& values : bad) {
     absl::StatusOr<std::vector<TargetSpec>> t = ParseTargetFlags(values);
@@ -184,7 +184,8 @@ TEST(ParseRateFlag, AbsentIsClosedLoopAndOutOfRangeIsRefused) {
     // What it takes, not "0 or absent" when 0 is refused.
     EXPECT_EQ(r.status().message(),
               absl::StrCat("--rate must be from 0.001 to 10000000 requests per second (leave it out for a closed "
-                           "loop), got '", bad, "'"));
+                           "loop), got '",
+                           bad, "'"));
   }
 }
 
@@ -217,7 +218,8 @@ TEST(ValidateLoadOptions, TimesAndRateHaveRanges) {
       {[](LoadOptions* o) { o->rpc_deadline = absl::Hours(1) + absl::Seconds(1); },
        "--timeout must be positive and at most 1h, got 1h1s"},
       {[](LoadOptions* o) { o->rpc_deadline = absl::InfiniteDuration(); }, "--timeout"},
-      {[](LoadOptions* o) { o->probe_deadline = absl::InfiniteDuration(); }, "--probe_deadline must be positive and at most 1h"},
+      {[](LoadOptions* o) { o->probe_deadline = absl::InfiniteDuration(); },
+       "--probe_deadline must be positive and at most 1h"},
       {[](LoadOptions* o) { o->probe_deadline = absl::ZeroDuration(); }, "--probe_deadline"},
       {[](LoadOptions* o) { o->rate = 1e-11; }, "--rate must be from 0.001 to 10000000 requests per second"},
       {[](LoadOptions* o) { o->rate = 0.0009; }, "--rate"},
@@ -250,7 +252,7 @@ TEST(ResolvedThreads, ZeroMeansOnePerConnectionCappedByCpusAndSlots) {
 
 TEST(CollectTargetFlags, GathersEveryOccurrenceAndCommaLists) {
   std::vector<std::string> args = {"reco_load", "--target", "a=h:1", "--duration=2", "--target=b=h:2,c=h:3",
-                                    "-target", "d=h:4", "--", "--target", "e=h:5"};
+                                   "-target",   "d=h:4",    "--",    "--target",     "e=h:5"};
   std::vector<char*> argv;
   for (std::string& a : args) argv.push_back(a.data());
   EXPECT_EQ(CollectTargetFlags(static_cast<int>(argv.size()), argv.data()),
@@ -260,10 +262,14 @@ TEST(CollectTargetFlags, GathersEveryOccurrenceAndCommaLists) {
 TEST(CollectTargetFlags, ReadsThemFromFlagfilesInPlace) {
   const std::string folder = testing::FreshTestFolder();
   testing::WriteTestFile(folder + "/nested", "--target=c=h:3\n");
-  testing::WriteTestFile(folder + "/run.flags", "# the targets\n--target=a=h:1\n\n  --rounds=2\n--flagfile=" + folder +
-                                           "/nested\n");
-  std::vector<std::string> args = {"reco_load", "--flagfile", folder + "/run.flags", "--target=d=h:4",
-                                    "--flagfile=" + folder + "/missing", "-flagfile=" + folder + "/nested"};
+  testing::WriteTestFile(folder + "/run.flags",
+                         "# the targets\n--target=a=h:1\n\n  --rounds=2\n--flagfile=" + folder + "/nested\n");
+  std::vector<std::string> args = {"reco_load",
+                                   "--flagfile",
+                                   folder + "/run.flags",
+                                   "--target=d=h:4",
+                                   "--flagfile=" + folder + "/missing",
+                                   "-flagfile=" + folder + "/nested"};
   std::vector<char*> argv;
   for (std::string& a : args) argv.push_back(a.data());
   EXPECT_EQ(CollectTargetFlags(static_cast<int>(argv.size()), argv.data()),

@@ -117,7 +117,7 @@ void AddServerFigures(const ProbedTarget& target, const std::vector<absl::Status
   }
   const TargetLink& link = *target.link;
   for (int i = 0; i < link.replicas(); ++i) {
-    ServerFigures one = !before[i].ok() ? UnavailableServerFigures(std::string(before[i].status().message()))
+    ServerFigures one = !before[i].ok()  ? UnavailableServerFigures(std::string(before[i].status().message()))
                         : !after[i].ok() ? UnavailableServerFigures(std::string(after[i].status().message()))
                                          : ServerFiguresBetween(*before[i], *after[i]);
     if (link.replicas() == 1) {
@@ -185,9 +185,9 @@ RoundResult MeasureRound(ProbedTarget& target, const LoadOptions& options, int r
   r.client.client_cpu_seconds = close.process_cpu_seconds - open.process_cpu_seconds;
   AddServerFigures(target, before, after, &r);
   r.server.CountRpcsByClient(r.client.completed);
-  r.machine = MachineWindowOf(open.busy_cpu_seconds, close.busy_cpu_seconds,
-                              (close.monotonic_ns - open.monotonic_ns) / 1e9, cpus, r.client.client_cpu_seconds,
-                              ServerCpuOnThisMachine(link, r.server));
+  r.machine =
+      MachineWindowOf(open.busy_cpu_seconds, close.busy_cpu_seconds, (close.monotonic_ns - open.monotonic_ns) / 1e9,
+                      cpus, r.client.client_cpu_seconds, ServerCpuOnThisMachine(link, r.server));
   return r;
 }
 

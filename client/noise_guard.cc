@@ -32,11 +32,11 @@ void AddNoiseWarnings(const RunReport& report, std::vector<std::string>* warning
     const double cpu_per_thread = c.client_cpu_seconds / c.seconds / threads;
     if (cpu_per_thread >= kClientBusyShare) {
       // More threads than CPUs only adds switching: then the client needs a machine of its own.
-      const std::string advice =
-          threads >= cpus ? absl::StrFormat("run reco_load on another machine: this one has %d CPU(s)", cpus)
-          : threads + 1 > report.options.concurrency
-              ? absl::StrFormat("try --threads %d --concurrency %d", threads + 1, threads + 1)
-              : absl::StrFormat("try --threads %d", threads + 1);
+      const std::string advice = threads >= cpus
+                                     ? absl::StrFormat("run reco_load on another machine: this one has %d CPU(s)", cpus)
+                                 : threads + 1 > report.options.concurrency
+                                     ? absl::StrFormat("try --threads %d --concurrency %d", threads + 1, threads + 1)
+                                     : absl::StrFormat("try --threads %d", threads + 1);
       warnings->push_back(absl::StrFormat(
           "%s: the client used %.0f%% of a CPU per driver thread (%d thread(s)) during the windows; the client may "
           "be the bottleneck for this target (%s)",
@@ -67,8 +67,8 @@ std::string NoiseSummaryLine(const NoiseSummary& s) {
   const std::string used = low == high ? absl::StrCat(low, "%") : absl::StrCat(low, "-", high, "%");
   const std::string why = absl::StrCat(" disturbed (other processes used ", used, " of the CPU); ");
   if (s.disturbed == s.rounds) {
-    const std::string all = s.rounds == 1 ? "the only measured round was" : absl::StrCat("all ", s.rounds,
-                                                                                        " measured rounds were");
+    const std::string all =
+        s.rounds == 1 ? "the only measured round was" : absl::StrCat("all ", s.rounds, " measured rounds were");
     return absl::StrCat(all, why, "the figures are not comparable with a quiet machine's");
   }
   return absl::StrCat(s.disturbed, " of ", s.rounds, " measured rounds ", s.disturbed == 1 ? "was" : "were", why,

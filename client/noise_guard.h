@@ -50,9 +50,9 @@ void AddNoiseWarnings(const RunReport& report, std::vector<std::string>* warning
 // A run's disturbed windows, counted: what reco_load's last line says, and what
 // --fail_on_disturbed fails on. A "measured round" is one target's window in one round.
 struct NoiseSummary {
-  int rounds = 0;                // measured rounds, every target's
-  int disturbed = 0;             // of them, Disturbed()
-  double min_other_share = 0;    // the other processes' share over the disturbed ones
+  int rounds = 0;              // measured rounds, every target's
+  int disturbed = 0;           // of them, Disturbed()
+  double min_other_share = 0;  // the other processes' share over the disturbed ones
   double max_other_share = 0;
 };
 NoiseSummary SummarizeNoise(const RunReport& report);

@@ -48,8 +48,9 @@ std::string PairedRatioLegend(int rounds, const std::string& baseline, bool any_
                                 " per-round ratios (round r over ", baseline,
                                 "'s round r) and their min-max; ~1 = the spread includes 1: no measurable difference");
   if (any_skipped) {
-    absl::StrAppend(&legend, "; * = over fewer rounds: a round where either value was n/a or the divisor 0 is "
-                             "left out");
+    absl::StrAppend(&legend,
+                    "; * = over fewer rounds: a round where either value was n/a or the divisor 0 is "
+                    "left out");
   }
   return legend;
 }

@@ -100,7 +100,8 @@ ABSL_FLAG(std::string, tls_ca, "",
           "(grpc::SslCredentials).");
 ABSL_FLAG(std::string, tls_server_name, "",
           "With --tls_ca: the name checked against the server certificate instead of the target's host.");
-ABSL_FLAG(std::string, tls_cert, "", "With --tls_ca: PEM certificate chain of this client (mutual TLS); needs --tls_key.");
+ABSL_FLAG(std::string, tls_cert, "",
+          "With --tls_ca: PEM certificate chain of this client (mutual TLS); needs --tls_key.");
 ABSL_FLAG(std::string, tls_key, "", "With --tls_cert: PEM private key of the client certificate.");
 ABSL_FLAG(std::string, call, "",
           "Drive this unary method of your own service instead of reco's Recommend: package.Service/Method. Its "
@@ -151,8 +152,8 @@ absl::Status ReadTlsFlags(reco::LoadOptions* o) {
     return absl::InvalidArgumentError("--tls_server_name needs --tls_ca (it only applies to TLS)");
   }
   const std::string tls_cert = absl::GetFlag(FLAGS_tls_cert), tls_key = absl::GetFlag(FLAGS_tls_key);
-  for (auto [flag, path, out] : {std::tuple{"--tls_cert", tls_cert, &o->tls_cert_pem},
-                                 std::tuple{"--tls_key", tls_key, &o->tls_key_pem}}) {
+  for (auto [flag, path, out] :
+       {std::tuple{"--tls_cert", tls_cert, &o->tls_cert_pem}, std::tuple{"--tls_key", tls_key, &o->tls_key_pem}}) {
     if (path.empty()) continue;
     absl::StatusOr<std::string> pem = reco::ReadPemFile(flag, path);
     if (!pem.ok()) return pem.status();
@@ -163,18 +164,18 @@ absl::Status ReadTlsFlags(reco::LoadOptions* o) {
 }
 
 absl::StatusOr<reco::LoadOptions> OptionsFromFlags(const std::vector<std::string>& target_values,
-                                                    const std::vector<std::string>& metadata_values) {
+                                                   const std::vector<std::string>& metadata_values) {
   reco::LoadOptions o;
   absl::StatusOr<std::vector<reco::TargetSpec>> targets = reco::ParseTargetFlags(target_values);
   if (!targets.ok()) return targets.status();
   o.targets = *std::move(targets);
   o.lb_policy = absl::GetFlag(FLAGS_lb_policy);
-  for (auto [flag, value, out] : {std::tuple{"--duration", absl::GetFlag(FLAGS_duration), &o.duration},
-                                  std::tuple{"--timeout", absl::GetFlag(FLAGS_timeout), &o.rpc_deadline},
-                                  std::tuple{"--warmup", absl::GetFlag(FLAGS_warmup), &o.warmup},
-                                  std::tuple{"--probe_deadline", absl::GetFlag(FLAGS_probe_deadline),
-                                             &o.probe_deadline},
-                                  std::tuple{"--align_start", absl::GetFlag(FLAGS_align_start), &o.align_start}}) {
+  for (auto [flag, value, out] :
+       {std::tuple{"--duration", absl::GetFlag(FLAGS_duration), &o.duration},
+        std::tuple{"--timeout", absl::GetFlag(FLAGS_timeout), &o.rpc_deadline},
+        std::tuple{"--warmup", absl::GetFlag(FLAGS_warmup), &o.warmup},
+        std::tuple{"--probe_deadline", absl::GetFlag(FLAGS_probe_deadline), &o.probe_deadline},
+        std::tuple{"--align_start", absl::GetFlag(FLAGS_align_start), &o.align_start}}) {
     absl::StatusOr<absl::Duration> d = reco::ParseDurationFlag(flag, value);
     if (!d.ok()) return d.status();
     *out = *d;
@@ -236,9 +237,10 @@ reco::CallFlags CallFlagsFromFlags(int argc, char** argv, reco::RequestData::For
 // missing or not writable, is a bad flag found now, not after minutes of load. Run by
 // `merge` too, before it reads its inputs.
 absl::Status CheckReportPaths() {
-  for (auto [flag, path] : {std::pair{"--json", absl::GetFlag(FLAGS_json)}, std::pair{"--csv", absl::GetFlag(FLAGS_csv)},
-                            std::pair{"--html", absl::GetFlag(FLAGS_html)},
-                            std::pair{"--write_request", absl::GetFlag(FLAGS_write_request)}}) {
+  for (auto [flag, path] :
+       {std::pair{"--json", absl::GetFlag(FLAGS_json)}, std::pair{"--csv", absl::GetFlag(FLAGS_csv)},
+        std::pair{"--html", absl::GetFlag(FLAGS_html)},
+        std::pair{"--write_request", absl::GetFlag(FLAGS_write_request)}}) {
     if (path.empty()) continue;
     struct stat info;
     if (stat(path.c_str(), &info) == 0 && S_ISDIR(info.st_mode)) {
@@ -266,9 +268,9 @@ absl::Status CheckReportPaths() {
 int PrintAndWrite(const reco::RunReport& report) {
   std::fputs(reco::RenderTable(report).c_str(), stdout);
   std::fflush(stdout);
-  for (auto [path, render] : {std::pair{absl::GetFlag(FLAGS_json), &reco::RenderJson},
-                              std::pair{absl::GetFlag(FLAGS_csv), &reco::RenderCsv},
-                              std::pair{absl::GetFlag(FLAGS_html), &reco::RenderHtml}}) {
+  for (auto [path, render] :
+       {std::pair{absl::GetFlag(FLAGS_json), &reco::RenderJson}, std::pair{absl::GetFlag(FLAGS_csv), &reco::RenderCsv},
+        std::pair{absl::GetFlag(FLAGS_html), &reco::RenderHtml}}) {
     if (path.empty()) continue;
     absl::Status written = reco::WriteFile(path, render(report));
     if (!written.ok()) return Fail(5, std::string(written.message()));
@@ -305,7 +307,8 @@ int Merge(const std::vector<std::string>& files, const std::string& command_line
   absl::StatusOr<reco::RunReport> merged = reco::MergeReports(inputs, command_line);
   if (!merged.ok()) return Fail(2, absl::StrCat("merge: ", merged.status().message()));
   // Judged on the merged report: its targets and figures are known only now.
-  absl::StatusOr<std::vector<reco::Requirement>> requirements = reco::ParseRequirements(require_values, merged->options);
+  absl::StatusOr<std::vector<reco::Requirement>> requirements =
+      reco::ParseRequirements(require_values, merged->options);
   if (!requirements.ok()) return Fail(2, absl::StrCat("merge: ", requirements.status().message(), " (see --help)"));
   merged->requirements = reco::EvaluateRequirements(*requirements, *merged);
   const int written = PrintAndWrite(*merged);
@@ -395,7 +398,8 @@ constexpr char kUsage[] =
     "       NAME given again adds a replica to that target (--lb_policy round_robin|pick_first);\n"
     "       NAME=dns:///HOST:PORT is every address HOST resolves to (docs/load-client.md, \"Replicas\").\n"
     "       --require 'TARGET/BASELINE FIGURE OP NUMBER' (repeatable): exit 7 unless every round's paired ratio\n"
-    "                 meets it, e.g. 'arena_pool/heap server_cpu_us_per_rpc <= 0.7' (docs/load-client.md, \"Requirements\").\n"
+    "                 meets it, e.g. 'arena_pool/heap server_cpu_us_per_rpc <= 0.7' (docs/load-client.md, "
+    "\"Requirements\").\n"
     "       reco_load merge A.json B.json ... [--json FILE] [--csv FILE] [--html FILE] [--require ...]\n"
     "                 merges the JSON reports of reco_load processes run AT THE SAME TIME against the same\n"
     "                 servers: latency histograms add bucket by bucket, counts add, QPS is over the longest\n"

@@ -46,8 +46,8 @@ std::string AbsentLine(const RunReport& report, const ChartFrame& frame) {
       break;
     }
   }
-  return absl::StrCat("<p class=\"absent\" id=\"", frame.id, "\"><b>", EscapeXml(frame.title), "</b>: ",
-                      EscapeXml(why), ".</p>\n");
+  return absl::StrCat("<p class=\"absent\" id=\"", frame.id, "\"><b>", EscapeXml(frame.title), "</b>: ", EscapeXml(why),
+                      ".</p>\n");
 }
 
 std::string Bars(const RunReport& report, const ChartFrame& frame, const std::vector<BarGroup>& groups, int decimals) {
@@ -76,9 +76,9 @@ std::string AllocationChart(const RunReport& report) {
 
 std::string PhaseChart(const RunReport& report) {
   std::vector<BarGroup> groups;
-  for (auto [key, label] : {std::pair{"server_build_p99_us", "build p99"},
-                            std::pair{"server_serialize_p99_us", "serialize p99"},
-                            std::pair{"server_release_p99_us", "release p99"}}) {
+  for (auto [key, label] :
+       {std::pair{"server_build_p99_us", "build p99"}, std::pair{"server_serialize_p99_us", "serialize p99"},
+        std::pair{"server_release_p99_us", "release p99"}}) {
     groups.push_back({label, FigureValues(report, key), {}});
   }
   return Bars(report, {"chart-phases", "Server phases, p99 per RPC", "p99 (us)"}, groups, 0);
@@ -110,7 +110,10 @@ std::string RoundQpsChart(const RunReport& report) {
   }
   for (int r = 1; r <= report.options.rounds; ++r) rounds.push_back({r, absl::StrCat("round ", r)});
   LineChart chart{{"chart-round-qps", "QPS of each round (targets interleaved)", "OK responses per second"},
-                  "round (each target's round r ran back to back)", rounds, true, true};
+                  "round (each target's round r ran back to back)",
+                  rounds,
+                  true,
+                  true};
   return LineChartSvg(chart, series);
 }
 

@@ -112,16 +112,14 @@ void AddProcessFigures(std::vector<Figure>* out) {
   std::vector<Figure>& f = *out;
   f.push_back(Server("server_cpu_us_per_rpc", "server CPU/RPC (us)", 1,
                      [](const ServerFigures& s) { return s.CpuMicrosPerRpc(); }));
-  f.push_back(Server("server_rss_mib", "server RSS (MiB)", 1,
-                     [](const ServerFigures& s) { return s.rss_bytes / kMiB; }));
+  f.push_back(
+      Server("server_rss_mib", "server RSS (MiB)", 1, [](const ServerFigures& s) { return s.rss_bytes / kMiB; }));
   f.push_back(Server("server_peak_rss_mib", "server peak RSS (MiB)", 1,
                      [](const ServerFigures& s) { return s.peak_rss_bytes / kMiB; }));
-  f.push_back(Server("server_refused_over_budget", "refused: reply budget", 0, [](const ServerFigures& s) {
-    return s.from_reco_server() ? Value(s.rpc_over_budget) : Value();
-  }));
-  f.push_back(Server("server_abandoned", "abandoned mid-build", 0, [](const ServerFigures& s) {
-    return s.from_reco_server() ? Value(s.rpc_abandoned) : Value();
-  }));
+  f.push_back(Server("server_refused_over_budget", "refused: reply budget", 0,
+                     [](const ServerFigures& s) { return s.from_reco_server() ? Value(s.rpc_over_budget) : Value(); }));
+  f.push_back(Server("server_abandoned", "abandoned mid-build", 0,
+                     [](const ServerFigures& s) { return s.from_reco_server() ? Value(s.rpc_abandoned) : Value(); }));
   f.push_back(Server("server_budget_peak_mib", "reply budget peak (MiB)", 1, [](const ServerFigures& s) {
     return s.budget_enabled ? Value(s.budget_peak_bytes / kMiB) : Value();
   }));

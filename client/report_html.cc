@@ -56,8 +56,7 @@ std::string FigureTable(const RunReport& report) {
 std::string VerdictHtml(const RunReport& report) {
   std::string heading = VerdictHeading(report);
   heading[0] = absl::ascii_toupper(heading[0]);  // a heading here, the table's last lines there
-  std::string s = absl::StrCat("<section class=\"verdict\" id=\"verdict\">\n<h2>", EscapeXml(heading),
-                               "</h2>\n<ul>\n");
+  std::string s = absl::StrCat("<section class=\"verdict\" id=\"verdict\">\n<h2>", EscapeXml(heading), "</h2>\n<ul>\n");
   for (const std::string& line : VerdictLines(report)) {
     absl::StrAppend(&s, "<li class=\"verdict-line\">", EscapeXml(line), "</li>\n");
   }
@@ -83,9 +82,9 @@ std::string RunHtml(const RunReport& report) {
       o.open_loop() ? absl::StrFormat("open loop at %g req/s", o.rate) : std::string("closed loop"), o.concurrency,
       o.connections, EscapeXml(DescribeWorkload(o)), EscapeXml(o.targets.empty() ? "" : o.targets[0].name));
   absl::StrAppendFormat(&s, "CPU: %s%s (%d CPUs). protobuf %s, gRPC %s. Client malloc: %s%s. Started %s. %s.</p>\n",
-                        EscapeXml(e.cpu_model), e.cpu_signature.empty() ? "" : absl::StrCat(", ", EscapeXml(e.cpu_signature)),
-                        e.cpus, EscapeXml(e.protobuf_version), EscapeXml(e.grpc_version),
-                        EscapeXml(e.client_malloc),
+                        EscapeXml(e.cpu_model),
+                        e.cpu_signature.empty() ? "" : absl::StrCat(", ", EscapeXml(e.cpu_signature)), e.cpus,
+                        EscapeXml(e.protobuf_version), EscapeXml(e.grpc_version), EscapeXml(e.client_malloc),
                         e.client_poller.empty() ? "" : absl::StrCat(", gRPC poller: ", EscapeXml(e.client_poller)),
                         EscapeXml(e.started_utc), EscapeXml(e.tool_version));
   return s;

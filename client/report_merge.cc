@@ -38,7 +38,8 @@ absl::Status CheckSameRun(const NamedReport& first, const NamedReport& other) {
   };
   if (names(a) != names(b)) return differ("targets", names(a), names(b));
   if (a.rounds != b.rounds) return differ("rounds", a.rounds, b.rounds);
-  if (a.duration != b.duration) return differ("durations", absl::FormatDuration(a.duration), absl::FormatDuration(b.duration));
+  if (a.duration != b.duration)
+    return differ("durations", absl::FormatDuration(a.duration), absl::FormatDuration(b.duration));
   if (a.open_loop() != b.open_loop()) {
     return differ("loops", a.open_loop() ? "open" : "closed", b.open_loop() ? "open" : "closed");
   }
@@ -54,10 +55,12 @@ absl::Status CheckSameRun(const NamedReport& first, const NamedReport& other) {
   // line and counts. Two real runs would differ in their counts or latency sums.
   const RunReport& x = first.report;
   const RunReport& y = other.report;
-  if (x.environment.started_utc == y.environment.started_utc && x.environment.command_line == y.environment.command_line &&
-      !x.targets.empty() && x.targets[0].client.completed == y.targets[0].client.completed &&
+  if (x.environment.started_utc == y.environment.started_utc &&
+      x.environment.command_line == y.environment.command_line && !x.targets.empty() &&
+      x.targets[0].client.completed == y.targets[0].client.completed &&
       x.targets[0].client.latency.sum() == y.targets[0].client.latency.sum()) {
-    return Mismatch(other.name, first.name, "the same run twice (same start, command line and counts): it would count every request twice");
+    return Mismatch(other.name, first.name,
+                    "the same run twice (same start, command line and counts): it would count every request twice");
   }
   return absl::OkStatus();
 }
@@ -117,8 +120,8 @@ absl::Status CheckWindowsOverlap(const std::vector<NamedReport>& inputs, std::ve
       if (w->overlap_ms() <= 0) {
         return Mismatch(w->latest_start_input->name, w->earliest_end_input->name,
                         absl::StrCat(where, " did not run at the same time (", UtcTime(late.window_start_unix_ms), "-",
-                                     UtcTime(late.window_end_unix_ms), " UTC here, ", UtcTime(early.window_start_unix_ms),
-                                     "-", UtcTime(early.window_end_unix_ms),
+                                     UtcTime(late.window_end_unix_ms), " UTC here, ",
+                                     UtcTime(early.window_start_unix_ms), "-", UtcTime(early.window_end_unix_ms),
                                      " there): merge the reports of processes started together, whose windows "
                                      "overlap; runs made one after another would overstate QPS"));
       }
@@ -227,10 +230,11 @@ absl::StatusOr<RunReport> MergeReports(const std::vector<NamedReport>& inputs, c
     t.server = UnavailableServerFigures(kServerNotMerged);
     for (RoundResult& r : t.rounds) r.server = UnavailableServerFigures(kServerNotMerged);
   }
-  m.warnings.insert(m.warnings.begin(),
-                    absl::StrCat("merged from ", inputs.size(), " reports (", absl::StrJoin(m.environment.merged_from, ", "),
-                                 ") that ran at the same time: counts and latency histograms add, QPS is over the "
-                                 "longest window; the server side and other processes' CPU are not merged, see each input"));
+  m.warnings.insert(
+      m.warnings.begin(),
+      absl::StrCat("merged from ", inputs.size(), " reports (", absl::StrJoin(m.environment.merged_from, ", "),
+                   ") that ran at the same time: counts and latency histograms add, QPS is over the "
+                   "longest window; the server side and other processes' CPU are not merged, see each input"));
   for (std::string& w : overlap_warnings) m.warnings.push_back(std::move(w));
   if (!addresses_differ.empty()) {
     m.warnings.push_back(absl::StrCat("targets at other addresses than in ", inputs[0].name, ": ",

@@ -140,7 +140,8 @@ TEST(ReportMerge, TwoHalvesMergeIntoTheWholeRunExactly) {
   ASSERT_TRUE(m.ok()) << m.status();
   for (int t = 0; t < kTargets; ++t) {
     ExpectSameClient(m->targets[t].client, whole.targets[t].client, "target total");
-    for (int k = 0; k < kRounds; ++k) ExpectSameClient(m->targets[t].rounds[k].client, whole.targets[t].rounds[k].client, "round");
+    for (int k = 0; k < kRounds; ++k)
+      ExpectSameClient(m->targets[t].rounds[k].client, whole.targets[t].rounds[k].client, "round");
     // The window is not summed: QPS is all OK responses over the longer window.
     EXPECT_DOUBLE_EQ(m->targets[t].rounds[0].client.seconds, 1.01);
     EXPECT_DOUBLE_EQ(m->targets[t].rounds[0].client.qps(),
@@ -180,9 +181,10 @@ TEST(ReportMerge, RefusesInputsOfDifferentRunsNamingTheFile) {
   other_items.options.items = 10;
   RunReport closed = Report({1}, "t1");
   closed.options.rate = 0;
-  for (const auto& [bad, what] : {std::pair{other_targets, "targets differ (heap,arena here, heap,arena_pool there)"},
-                                  std::pair{other_rounds, "rounds differ"}, std::pair{other_duration, "durations differ"},
-                                  std::pair{other_items, "items differ"}, std::pair{closed, "loops differ"}}) {
+  for (const auto& [bad, what] :
+       {std::pair{other_targets, "targets differ (heap,arena here, heap,arena_pool there)"},
+        std::pair{other_rounds, "rounds differ"}, std::pair{other_duration, "durations differ"},
+        std::pair{other_items, "items differ"}, std::pair{closed, "loops differ"}}) {
     absl::StatusOr<RunReport> m = MergeReports({{"a.json", a}, {"b.json", bad}}, "merge");
     ASSERT_FALSE(m.ok()) << what;
     EXPECT_EQ(m.status().code(), absl::StatusCode::kFailedPrecondition);
@@ -209,7 +211,8 @@ TEST(ReportMerge, WarnsWhenWindowsOverlapLittle) {
   absl::StatusOr<RunReport> m = MergeReports({{"a.json", a}, {"apart.json", apart}}, "merge");
   ASSERT_TRUE(m.ok()) << m.status();
   bool warned = false;
-  for (const std::string& w : m->warnings) warned |= w.find("overlapped only 40% of the shortest one") != std::string::npos;
+  for (const std::string& w : m->warnings)
+    warned |= w.find("overlapped only 40% of the shortest one") != std::string::npos;
   EXPECT_TRUE(warned) << absl::StrJoin(m->warnings, "\n");
   // Reports without window times (older reco_load) are merged unchecked.
   RunReport old_a = a, old_apart = RoundTrip(Report({1}, "t1", 60'000));

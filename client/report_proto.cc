@@ -56,8 +56,7 @@ Value NumberOrNull(std::optional<double> v) {
 Value ObjectOrNull(const Message* m) {
   Value out;
   std::string json;
-  if (!m || !PrintReportJson(*m, &json).ok() ||
-      !google::protobuf::util::JsonStringToMessage(json, &out).ok()) {
+  if (!m || !PrintReportJson(*m, &json).ok() || !google::protobuf::util::JsonStringToMessage(json, &out).ok()) {
     out.set_null_value(google::protobuf::NULL_VALUE);
   }
   return out;
@@ -104,7 +103,8 @@ absl::Status ClientHistogramFromProto(const v1::ReportClientHistogram& in, const
     }
     const double index = pair.values(0).number_value();
     if (!(index >= 0 && index < LatencyHistogram::kBucketCount)) {
-      return Invalid(where, absl::StrCat("bucket index ", index, " is outside 0..", LatencyHistogram::kBucketCount - 1));
+      return Invalid(where,
+                     absl::StrCat("bucket index ", index, " is outside 0..", LatencyHistogram::kBucketCount - 1));
     }
     const uint64_t n = Count(pair.values(1).number_value());
     h->AddToBucket(static_cast<int>(index), n);
@@ -501,7 +501,6 @@ google::protobuf::util::Status PrintReportJson(const Message& message, std::stri
       resolver, absl::StrCat(kTypeUrlPrefix, "/", message.GetDescriptor()->full_name()), binary, json, options);
 }
 
-
 v1::LoadReport LoadReportOf(const RunReport& report) {
   v1::LoadReport out;
   out.set_tool(kTool);
@@ -528,8 +527,8 @@ absl::StatusOr<RunReport> RunReportOf(const v1::LoadReport& in) {
   r.warnings.assign(in.warnings().begin(), in.warnings().end());
   r.wall_seconds = in.wall_seconds();
   if (static_cast<size_t>(in.targets_size()) != r.options.targets.size()) {
-    return Invalid("targets", absl::StrCat(in.targets_size(), " targets but parameters.targets lists ",
-                                           r.options.targets.size()));
+    return Invalid("targets",
+                   absl::StrCat(in.targets_size(), " targets but parameters.targets lists ", r.options.targets.size()));
   }
   for (size_t ti = 0; ti < r.options.targets.size(); ++ti) {
     TargetResult& t = r.targets.emplace_back();

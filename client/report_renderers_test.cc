@@ -149,11 +149,13 @@ TEST(RenderHtml, VerdictThenChartsThenFoldedWarnings) {
   RunReport r = SampleReport();
   r.warnings = {"arena: server-side figures unavailable", "heap: something else"};
   const std::string html = RenderHtml(r);
-  const size_t verdict = html.find("<li class=\"verdict-line\">arena: server CPU per RPC not served (the target has "
-                                   "no reco.v1.ServerStats service), x2.00 [2.00-2.00] QPS</li>");
+  const size_t verdict = html.find(
+      "<li class=\"verdict-line\">arena: server CPU per RPC not served (the target has "
+      "no reco.v1.ServerStats service), x2.00 [2.00-2.00] QPS</li>");
   const size_t first_chart = html.find("<svg"), last_chart = html.rfind("</svg>");
-  const size_t warnings = html.find("<details class=\"warnings\" id=\"warnings\"><summary class=\"warn\">2 warnings, "
-                                    "the first: arena: server-side figures unavailable</summary>");
+  const size_t warnings = html.find(
+      "<details class=\"warnings\" id=\"warnings\"><summary class=\"warn\">2 warnings, "
+      "the first: arena: server-side figures unavailable</summary>");
   ASSERT_NE(verdict, std::string::npos) << html;
   ASSERT_NE(warnings, std::string::npos) << html;
   EXPECT_LT(verdict, first_chart);

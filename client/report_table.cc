@@ -84,8 +84,8 @@ std::string AlignedRows(const std::vector<Row>& rows) {
   std::string out;
   for (const Row& row : rows) {
     for (size_t c = 0; c < row.size(); ++c) {
-      absl::StrAppend(&out, c == 0 ? absl::StrFormat("%-*s", width[0], row[c])
-                                   : absl::StrFormat("  %*s", width[c], row[c]));
+      absl::StrAppend(&out,
+                      c == 0 ? absl::StrFormat("%-*s", width[0], row[c]) : absl::StrFormat("  %*s", width[c], row[c]));
     }
     absl::StrAppend(&out, "\n");
   }
@@ -109,8 +109,9 @@ std::string Legend(const RunReport& report, bool any_skipped) {
     const int rounds = static_cast<int>(report.targets[0].rounds.size());
     absl::StrAppend(&out, PairedRatioLegend(rounds, report.targets[0].spec.name, any_skipped), "\n");
     if (report.CeilingIndex() >= 0 && rounds > 1) {
-      absl::StrAppend(&out, "QPS share of ceiling: median of the per-round shares (round r's QPS over the "
-                            "ceiling's round r) [min-max]\n");
+      absl::StrAppend(&out,
+                      "QPS share of ceiling: median of the per-round shares (round r's QPS over the "
+                      "ceiling's round r) [min-max]\n");
     }
   }
   for (const TargetResult& t : report.targets) {
@@ -120,8 +121,8 @@ std::string Legend(const RunReport& report, bool any_skipped) {
   for (const TargetResult& t : report.targets) {
     mallocs.push_back(absl::StrCat(t.spec.name, " ", t.server.available ? t.server.malloc : "?"));
   }
-  absl::StrAppend(&out, "malloc: client ", report.environment.client_malloc, "; servers: ", absl::StrJoin(mallocs, ", "),
-                  "\n");
+  absl::StrAppend(&out, "malloc: client ", report.environment.client_malloc,
+                  "; servers: ", absl::StrJoin(mallocs, ", "), "\n");
   if (!report.environment.client_poller.empty()) {
     absl::StrAppend(&out, "client's gRPC poller: ", report.environment.client_poller, "\n");
   }

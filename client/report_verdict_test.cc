@@ -55,10 +55,9 @@ RunReport MixedReport() {
 TEST(Verdict, MeasurableAndNotMeasurableRatiosInWords) {
   const RunReport r = MixedReport();
   EXPECT_EQ(VerdictHeading(r), "verdict against heap (median of 3 paired rounds [min-max]):");
-  EXPECT_EQ(VerdictLines(r),
-            (Lines{"arena: x0.54 [0.52-0.55] server CPU per RPC, x1.20 [1.10-1.50] QPS",
-                   "reuse: no measurable difference in server CPU per RPC [0.99-1.02], "
-                   "no measurable difference in QPS [0.95-1.10]"}));
+  EXPECT_EQ(VerdictLines(r), (Lines{"arena: x0.54 [0.52-0.55] server CPU per RPC, x1.20 [1.10-1.50] QPS",
+                                    "reuse: no measurable difference in server CPU per RPC [0.99-1.02], "
+                                    "no measurable difference in QPS [0.95-1.10]"}));
 }
 
 TEST(Verdict, AbsentServerFiguresSaySoPlainly) {

@@ -65,7 +65,7 @@ ReplyCheck RequestSet::Check(int i, grpc::ByteBuffer* response, bool compare_byt
   if (!checks_replies()) return ReplyCheck::kRight;
   if (response->Length() != expected_[i].size()) {
     return CountItems(response) == static_cast<int64_t>(expected_items_) ? ReplyCheck::kWrongContent
-                                                                        : ReplyCheck::kWrongItemCount;
+                                                                         : ReplyCheck::kWrongItemCount;
   }
   if (compare_bytes && !MatchesExpected(i, *response)) return ReplyCheck::kWrongContent;
   return ReplyCheck::kRight;

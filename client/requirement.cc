@@ -48,10 +48,14 @@ bool UpperBound(RequireOp op) { return op == RequireOp::kAtMost || op == Require
 
 bool Holds(double ratio, RequireOp op, double bound) {
   switch (op) {
-    case RequireOp::kAtMost: return ratio <= bound;
-    case RequireOp::kBelow: return ratio < bound;
-    case RequireOp::kAtLeast: return ratio >= bound;
-    case RequireOp::kAbove: return ratio > bound;
+    case RequireOp::kAtMost:
+      return ratio <= bound;
+    case RequireOp::kBelow:
+      return ratio < bound;
+    case RequireOp::kAtLeast:
+      return ratio >= bound;
+    case RequireOp::kAbove:
+      return ratio > bound;
   }
   return false;
 }

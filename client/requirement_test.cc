@@ -70,16 +70,17 @@ TEST(ParseRequirement, TheDocumentedFormAndItsVariants) {
   EXPECT_EQ(Parsed("arena/heap qps < 5").op, RequireOp::kBelow);
   EXPECT_EQ(Parsed("arena/heap qps > 1.5").op, RequireOp::kAbove);
   // The alias, and a baseline that is not the run's first target.
-  EXPECT_EQ(Parsed("arena/nostats server_cpu_per_rpc <= 1").Expression(),
-            "arena/nostats server_cpu_us_per_rpc <= 1");
+  EXPECT_EQ(Parsed("arena/nostats server_cpu_per_rpc <= 1").Expression(), "arena/nostats server_cpu_us_per_rpc <= 1");
 }
 
 TEST(ParseRequirement, EachMistakeNamesTheFlagAndWhatIsWrong) {
   EXPECT_EQ(ParseError("arena/heap qps 4"),
             "--require 'arena/heap qps 4': no operator (<=, <, >=, >): want TARGET/BASELINE FIGURE OP NUMBER, e.g. "
             "'arena_pool/heap server_cpu_us_per_rpc <= 0.7'");
-  EXPECT_EQ(ParseError("arena/heap qps == 4"), "--require 'arena/heap qps == 4': unknown operator '==': use <=, <, >= or >");
-  EXPECT_EQ(ParseError("arena/heap qps => 4"), "--require 'arena/heap qps => 4': unknown operator '=>': use <=, <, >= or >");
+  EXPECT_EQ(ParseError("arena/heap qps == 4"),
+            "--require 'arena/heap qps == 4': unknown operator '==': use <=, <, >= or >");
+  EXPECT_EQ(ParseError("arena/heap qps => 4"),
+            "--require 'arena/heap qps => 4': unknown operator '=>': use <=, <, >= or >");
   EXPECT_NE(ParseError("arena/heap qps latency_p99_ms <= 4").find("want TARGET/BASELINE FIGURE OP NUMBER"),
             std::string::npos);
   EXPECT_NE(ParseError("arena qps <= 4").find("'arena' is not TARGET/BASELINE"), std::string::npos);
@@ -105,7 +106,8 @@ TEST(ParseRequirement, EachMistakeNamesTheFlagAndWhatIsWrong) {
 
 TEST(ParseRequirements, StopsAtTheFirstBadOne) {
   const LoadOptions options = ThreeRounds().options;
-  absl::StatusOr<std::vector<Requirement>> all = ParseRequirements({"arena/heap qps >= 2", "gap/heap qps <= 1"}, options);
+  absl::StatusOr<std::vector<Requirement>> all =
+      ParseRequirements({"arena/heap qps >= 2", "gap/heap qps <= 1"}, options);
   ASSERT_TRUE(all.ok()) << all.status();
   EXPECT_EQ(all->size(), 2u);
   EXPECT_FALSE(ParseRequirements({"arena/heap qps >= 2", "arena/heap qps"}, options).ok());

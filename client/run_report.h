@@ -51,9 +51,9 @@ struct RoundResult {
 struct TargetResult {
   TargetSpec spec;
   std::vector<RoundResult> rounds;
-  ClientFigures client;    // all rounds merged
-  ServerFigures server;    // all rounds merged
-  MachineWindow machine;   // all rounds merged
+  ClientFigures client;                  // all rounds merged
+  ServerFigures server;                  // all rounds merged
+  MachineWindow machine;                 // all rounds merged
   std::vector<ReplicaFigures> replicas;  // each backend's, all rounds merged
 
   // Min and max of the per-round QPS.
@@ -71,7 +71,7 @@ CpuIdentity ReadCpuIdentity(std::istream& cpuinfo);
 struct RunEnvironment {
   std::string protobuf_version;
   std::string grpc_version;
-  std::string cpu_model;   // /proc/cpuinfo "model name"
+  std::string cpu_model;  // /proc/cpuinfo "model name"
   // "family F model M stepping S" from /proc/cpuinfo (ReadCpuIdentity), or empty.
   std::string cpu_signature;
   int cpus = 0;

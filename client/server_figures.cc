@@ -74,8 +74,9 @@ void ServerFigures::CountRpcsByClient(uint64_t client_completed) {
   if (!available || !rpcs_from_client) return;
   rpcs = client_completed;
   if (note.empty()) {
-    note = "the server cannot count its RPCs (stats library preloaded): per-RPC figures divide by the calls the "
-           "client completed in the window";
+    note =
+        "the server cannot count its RPCs (stats library preloaded): per-RPC figures divide by the calls the "
+        "client completed in the window";
   }
 }
 
@@ -142,7 +143,8 @@ void ServerFigures::AddReplica(const ServerFigures& replica, const std::string& 
   }
   // The gauges are the fleet's at the window's end: summed, then kept by Merge.
   const uint64_t rss = rss_bytes + replica.rss_bytes, peak = peak_rss_bytes + replica.peak_rss_bytes;
-  const uint64_t arena = heap_arena_bytes + replica.heap_arena_bytes, in_use = heap_in_use_bytes + replica.heap_in_use_bytes,
+  const uint64_t arena = heap_arena_bytes + replica.heap_arena_bytes,
+                 in_use = heap_in_use_bytes + replica.heap_in_use_bytes,
                  heap_free = heap_free_bytes + replica.heap_free_bytes;
   const uint64_t capacity = budget_capacity_bytes + replica.budget_capacity_bytes,
                  budget_peak = budget_peak_bytes + replica.budget_peak_bytes;

@@ -76,8 +76,8 @@ struct ServerFigures {
   bool malloc_heap_available = false;
   uint64_t heap_arena_bytes = 0;
   uint64_t heap_in_use_bytes = 0;
-  uint64_t heap_free_bytes = 0;   // glibc's free chunks: fragmentation held
-  uint64_t released = 0;          // leases released (responses freed) in the window
+  uint64_t heap_free_bytes = 0;  // glibc's free chunks: fragmentation held
+  uint64_t released = 0;         // leases released (responses freed) in the window
   uint64_t arena_space_allocated = 0;
   uint64_t arena_space_used = 0;
   uint64_t arena_overflows = 0;

@@ -75,8 +75,8 @@ std::string Frame(const ChartFrame& frame, const YAxis& y) {
   absl::StrAppendFormat(&s,
                         "<text transform=\"translate(16,%g) rotate(-90)\" text-anchor=\"middle\">%s%s</text>\n"
                         "<line x1=\"%g\" y1=\"%g\" x2=\"%g\" y2=\"%g\" stroke=\"#333\"/>\n",
-                        kTop + kPlotH / 2, EscapeXml(frame.y_label), y.log ? " (log scale)" : "", kLeft,
-                        kTop + kPlotH, kLeft + kPlotW, kTop + kPlotH);
+                        kTop + kPlotH / 2, EscapeXml(frame.y_label), y.log ? " (log scale)" : "", kLeft, kTop + kPlotH,
+                        kLeft + kPlotW, kTop + kPlotH);
   return s;
 }
 
@@ -145,8 +145,8 @@ std::string Bar(const BarGroup& g, size_t k, const std::string& name, double x, 
   std::string s = absl::StrFormat(
       "<rect class=\"bar\" x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"%.1f\" fill=\"%s\">"
       "<title>%s %s: %.*f</title></rect>\n",
-      x, y.Pixel(*v), bar_w * 0.92, base - y.Pixel(*v), SeriesColor(k), EscapeXml(name), EscapeXml(g.label),
-      decimals, *v);
+      x, y.Pixel(*v), bar_w * 0.92, base - y.Pixel(*v), SeriesColor(k), EscapeXml(name), EscapeXml(g.label), decimals,
+      *v);
   // A value wider than its bar would run into its neighbour's: the table holds it, the tooltip too.
   const std::string value = absl::StrFormat("%.*f", decimals, *v);
   if (value.size() * kDigitWidth <= bar_w) {
@@ -193,7 +193,7 @@ std::vector<double> LogTicks(double lo, double hi) {
   auto below = std::find_if(all.rbegin(), all.rend(), [lo](double t) { return t <= lo * (1 + 1e-9); });
   auto above = std::find_if(all.begin(), all.end(), [hi](double t) { return t >= hi * (1 - 1e-9); });
   std::vector<double> ticks(below == all.rend() ? all.begin() : std::prev(below.base()),
-                           above == all.end() ? all.end() : above + 1);
+                            above == all.end() ? all.end() : above + 1);
   if (ticks.size() == 1) ticks.push_back(ticks[0] * (decades_only ? 10 : 2));  // lo == hi == a tick: widen
   return ticks;
 }
@@ -256,11 +256,20 @@ std::string EscapeXml(const std::string& text) {
   std::string out;
   for (char c : text) {
     switch (c) {
-      case '&': out += "&amp;"; break;
-      case '<': out += "&lt;"; break;
-      case '>': out += "&gt;"; break;
-      case '"': out += "&quot;"; break;
-      default: out += c;
+      case '&':
+        out += "&amp;";
+        break;
+      case '<':
+        out += "&lt;";
+        break;
+      case '>':
+        out += "&gt;";
+        break;
+      case '"':
+        out += "&quot;";
+        break;
+      default:
+        out += c;
     }
   }
   return out;

@@ -89,7 +89,8 @@ TargetLink::TargetLink(TargetSpec spec, int connections, int lookahead_bytes, in
     if (resolved.ok()) {
       addresses = *std::move(resolved);
     } else {
-      replica_note_ = absl::StrCat(resolved.status().message(), " here, so the server figures come through the load "
+      replica_note_ = absl::StrCat(resolved.status().message(),
+                                   " here, so the server figures come through the load "
                                    "channel: from whichever backend gRPC picked for each snapshot");
     }
   }
@@ -132,8 +133,8 @@ absl::Status TargetLink::Probe(const RequestSet& requests, absl::Duration deadli
 }
 
 absl::Status TargetLink::ProbeChannel(grpc::Channel& channel, grpc::GenericStub& stub, const std::string& who,
-                                      const RequestSet& requests, const CallMetadata& metadata,
-                                      absl::Duration deadline, absl::Time until, bool check_bytes) {
+                                      const RequestSet& requests, const CallMetadata& metadata, absl::Duration deadline,
+                                      absl::Time until, bool check_bytes) {
   // A refused connection puts the channel in TRANSIENT_FAILURE at once; stopping
   // there (rather than waiting out gRPC's reconnect backoff) is what fails fast.
   for (grpc_connectivity_state state = channel.GetState(/*try_to_connect=*/true); state != GRPC_CHANNEL_READY;
@@ -148,8 +149,8 @@ absl::Status TargetLink::ProbeChannel(grpc::Channel& channel, grpc::GenericStub&
                : " (is a server listening there? a TLS server needs --tls_ca)"));
     }
     if (!channel.WaitForStateChange(state, ToGpr(until))) {
-      return absl::UnavailableError(absl::StrCat(who, " is unreachable: no connection within ",
-                                                 absl::FormatDuration(deadline)));
+      return absl::UnavailableError(
+          absl::StrCat(who, " is unreachable: no connection within ", absl::FormatDuration(deadline)));
     }
   }
   UnaryReply reply = BlockingUnaryCall(stub, requests.method(), requests.request(0), until, metadata);
@@ -163,7 +164,9 @@ absl::Status TargetLink::ProbeChannel(grpc::Channel& channel, grpc::GenericStub&
     const bool too_large = status.error_code() == grpc::StatusCode::RESOURCE_EXHAUSTED &&
                            absl::StrContains(status.error_message(), "larger than max");
     return FromGrpc(status, absl::StrCat(who, " failed ", what,
-                                         tls_ ? " (over TLS)" : maybe_tls ? " (a TLS server needs --tls_ca)" : "",
+                                         tls_        ? " (over TLS)"
+                                         : maybe_tls ? " (a TLS server needs --tls_ca)"
+                                                     : "",
                                          too_large ? " (its reply is over --max_receive_message_bytes)" : ""));
   }
   if (check_bytes && !requests.MatchesExpected(0, reply.message)) {

@@ -75,13 +75,13 @@ absl::StatusOr<ProbedTarget> ProbeTarget(const TargetSpec& spec, const LoadOptio
                        : std::string(s.status().message());
   }
   if (ceiling && options.variants > 1) {
-    warnings->push_back(absl::StrCat(
-        spec.name, ": a ceiling server answers every request with one reply built at start-up; it was sent only "
-                   "the first request (--variants ignored for it) and its replies were checked against that "
-                   "request's bytes"));
+    warnings->push_back(
+        absl::StrCat(spec.name,
+                     ": a ceiling server answers every request with one reply built at start-up; it was sent only "
+                     "the first request (--variants ignored for it) and its replies were checked against that "
+                     "request's bytes"));
   }
   return t;
 }
-
 
 }  // namespace reco

@@ -26,10 +26,10 @@ void AddScheduleWarning(const LoadOptions& o, const TargetResult& t, std::vector
   if (!o.open_loop()) return;
   const int64_t lag_p99 = static_cast<int64_t>(c.schedule_lag.Percentile(99));
   if (c.unsent == 0 && lag_p99 <= kLagWarningNanos) return;
-  warnings->push_back(absl::StrFormat(
-      "%s: the client fell behind its schedule of %g req/s: schedule lag p99 %.1f ms, max %.1f ms; "
-      "%d of %d scheduled requests never sent (raise --concurrency or lower --rate)",
-      t.spec.name, o.rate, lag_p99 / 1e6, c.schedule_lag.max() / 1e6, c.unsent, c.scheduled));
+  warnings->push_back(
+      absl::StrFormat("%s: the client fell behind its schedule of %g req/s: schedule lag p99 %.1f ms, max %.1f ms; "
+                      "%d of %d scheduled requests never sent (raise --concurrency or lower --rate)",
+                      t.spec.name, o.rate, lag_p99 / 1e6, c.schedule_lag.max() / 1e6, c.unsent, c.scheduled));
 }
 
 // With balanced calls each of N replicas serves about 1/N of them; one under half of
@@ -49,14 +49,15 @@ void AddReplicaSkewWarnings(const LoadOptions& o, const TargetResult& t, std::ve
 
 void AddServerSideWarning(const TargetResult& t, std::vector<std::string>* warnings) {
   if (!t.server.available) {
-    warnings->push_back(absl::StrCat(t.spec.name, ": server-side figures unavailable (", t.server.note,
-                                     "); client-side figures only"));
+    warnings->push_back(
+        absl::StrCat(t.spec.name, ": server-side figures unavailable (", t.server.note, "); client-side figures only"));
     return;
   }
   if (!t.server.note.empty()) warnings->push_back(absl::StrCat(t.spec.name, ": ", t.server.note));
   // The allocation rows then read n/a: say why once, not leave the reader to guess.
   if (!t.server.process_counted) {
-    warnings->push_back(absl::StrCat(t.spec.name, ": allocations not counted: the program or an LD_PRELOAD defines "
+    warnings->push_back(absl::StrCat(t.spec.name,
+                                     ": allocations not counted: the program or an LD_PRELOAD defines "
                                      "malloc ahead of the server's allocation counter (its malloc: ",
                                      t.server.malloc.empty() ? "unknown" : t.server.malloc, ")"));
   }

@@ -1,8 +1,8 @@
 // AddTargetWarnings: what a reader of one target's figures must know before trusting
 // them, as one-line warnings for the report: its errors by code, an open loop that
 // fell behind its schedule, a replica served well under its share, server-side
-// figures missing or qualified, allocations the server could not count. (Disturbed rounds and a busy client are the noise
-// guard's: client/noise_guard.h.)
+// figures missing or qualified, allocations the server could not count. (Disturbed
+// rounds and a busy client are the noise guard's: client/noise_guard.h.)
 //
 // Example:
 //   for (const reco::TargetResult& t : report.targets) reco::AddTargetWarnings(report, t, &report.warnings);

@@ -362,18 +362,34 @@ void* AlignedNewOrThrow(size_t n, std::align_val_t al) {
 void* operator new(size_t n) { return NewOrThrow(n); }
 void* operator new[](size_t n) { return NewOrThrow(n); }
 void* operator new(size_t n, const std::nothrow_t&) noexcept {
-  try { return NewOrThrow(n); } catch (...) { return nullptr; }
+  try {
+    return NewOrThrow(n);
+  } catch (...) {
+    return nullptr;
+  }
 }
 void* operator new[](size_t n, const std::nothrow_t&) noexcept {
-  try { return NewOrThrow(n); } catch (...) { return nullptr; }
+  try {
+    return NewOrThrow(n);
+  } catch (...) {
+    return nullptr;
+  }
 }
 void* operator new(size_t n, std::align_val_t al) { return AlignedNewOrThrow(n, al); }
 void* operator new[](size_t n, std::align_val_t al) { return AlignedNewOrThrow(n, al); }
 void* operator new(size_t n, std::align_val_t al, const std::nothrow_t&) noexcept {
-  try { return AlignedNewOrThrow(n, al); } catch (...) { return nullptr; }
+  try {
+    return AlignedNewOrThrow(n, al);
+  } catch (...) {
+    return nullptr;
+  }
 }
 void* operator new[](size_t n, std::align_val_t al, const std::nothrow_t&) noexcept {
-  try { return AlignedNewOrThrow(n, al); } catch (...) { return nullptr; }
+  try {
+    return AlignedNewOrThrow(n, al);
+  } catch (...) {
+    return nullptr;
+  }
 }
 
 void operator delete(void* p) noexcept { free(p); }

@@ -48,7 +48,9 @@ TEST(AllocationCounterTest, CountsTheMallocFamily) {
 }
 
 TEST(AllocationCounterTest, CountsAlignedAndArrayNew) {
-  struct alignas(128) Wide { char c[256]; };
+  struct alignas(128) Wide {
+    char c[256];
+  };
   AllocationCounts before = AllocationCounter::ThisThread();
   auto* w = new Wide;
   auto* arr = new int[50];

@@ -87,11 +87,11 @@ inline constexpr absl::string_view kArenaAliasLedgerName = "arena_alias";
 inline constexpr absl::string_view kFragmentsLedgerName = "fragments";
 
 struct Ledger {
-  uint32_t items = 0;               // effective item count
+  uint32_t items = 0;  // effective item count
   v1::TextProfile profile = v1::TEXT_PROFILE_REALISTIC;
   size_t serialized_bytes = 0;
   int cycles = 0;
-  std::vector<ModeLedger> modes;    // the modes in the order asked for, arena_alias, fragments
+  std::vector<ModeLedger> modes;  // the modes in the order asked for, arena_alias, fragments
 
   // The entry for `mode` (never arena_alias's); the mode must have been measured.
   const ModeLedger& ForMode(MemoryMode mode) const;

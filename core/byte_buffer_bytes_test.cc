@@ -19,9 +19,7 @@ grpc::ByteBuffer ThreeSlices() {
   return grpc::ByteBuffer(slices.data(), slices.size());
 }
 
-TEST(ByteBufferBytesTest, JoinsEverySliceInOrder) {
-  EXPECT_EQ(ByteBufferBytes(ThreeSlices()), "abcdefgh");
-}
+TEST(ByteBufferBytesTest, JoinsEverySliceInOrder) { EXPECT_EQ(ByteBufferBytes(ThreeSlices()), "abcdefgh"); }
 
 TEST(ByteBufferBytesTest, ABufferNeverFilledHoldsNothing) {
   EXPECT_EQ(ByteBufferBytes(grpc::ByteBuffer()), "");

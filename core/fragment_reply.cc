@@ -132,7 +132,8 @@ FragmentWrite Write(const Catalogue& catalogue, const v1::RecommendRequest& requ
 }  // namespace
 
 bool WriteFragmentReply(const Catalogue& catalogue, const v1::RecommendRequest& request, grpc::ByteBuffer* out) {
-  return Write(catalogue, request, out, [] { return false; }, /*check_every=*/1) == FragmentWrite::kWritten;
+  return Write(
+             catalogue, request, out, [] { return false; }, /*check_every=*/1) == FragmentWrite::kWritten;
 }
 
 FragmentWrite WriteFragmentReplyUnlessStopped(const Catalogue& catalogue, const v1::RecommendRequest& request,
@@ -143,7 +144,8 @@ FragmentWrite WriteFragmentReplyUnlessStopped(const Catalogue& catalogue, const 
 
 void BuildFragmentReply(const Catalogue& catalogue, const v1::RecommendRequest& request,
                         patterns::SplicedReply* reply) {
-  Build(catalogue, request, reply, [] { return false; }, /*check_every=*/1);
+  Build(
+      catalogue, request, reply, [] { return false; }, /*check_every=*/1);
 }
 
 bool BuildFragmentReplyUnlessStopped(const Catalogue& catalogue, const v1::RecommendRequest& request,

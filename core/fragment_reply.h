@@ -61,8 +61,7 @@ FragmentWrite WriteFragmentReplyUnlessStopped(const Catalogue& catalogue, const 
                                               uint32_t check_every);
 
 // Appends the reply to `request` to *reply (which should be Clear()ed).
-void BuildFragmentReply(const Catalogue& catalogue, const v1::RecommendRequest& request,
-                        patterns::SplicedReply* reply);
+void BuildFragmentReply(const Catalogue& catalogue, const v1::RecommendRequest& request, patterns::SplicedReply* reply);
 
 // As BuildResponseUnlessStopped (response_builder.h): asks `stop_requested` before the
 // first item and every `check_every` items (0 counts as 1); false means stopped, and

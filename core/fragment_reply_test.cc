@@ -79,18 +79,21 @@ TEST(FragmentReplyTest, WritingStopsAtTheFirstCheckThatSaysYesAndWritesNothing) 
   const v1::RecommendRequest request = Request(200, v1::TEXT_PROFILE_REALISTIC);
   grpc::ByteBuffer out;
   int asked = 0;
-  EXPECT_EQ(WriteFragmentReplyUnlessStopped(DefaultCatalogue(), request, &out, [&] { return ++asked == 3; }, 16),
+  EXPECT_EQ(WriteFragmentReplyUnlessStopped(
+                DefaultCatalogue(), request, &out, [&] { return ++asked == 3; }, 16),
             FragmentWrite::kStopped);
   EXPECT_EQ(asked, 3) << "before items 0, 16 and 32";
   EXPECT_EQ(out.Length(), 0u);
   WriteFragmentReply(DefaultCatalogue(), request, &out);  // this thread's scratch now fits 200 items
   out.Clear();
   const AllocationCounts warm = AllocationCounter::ThisThread();
-  EXPECT_EQ(WriteFragmentReplyUnlessStopped(DefaultCatalogue(), request, &out, [] { return true; }, 16),
+  EXPECT_EQ(WriteFragmentReplyUnlessStopped(
+                DefaultCatalogue(), request, &out, [] { return true; }, 16),
             FragmentWrite::kStopped);
   EXPECT_EQ((AllocationCounter::ThisThread() - warm).allocs, 0u) << "stopped before the slice exists";
   asked = 0;
-  EXPECT_EQ(WriteFragmentReplyUnlessStopped(DefaultCatalogue(), request, &out, [&] { return ++asked, false; }, 0),
+  EXPECT_EQ(WriteFragmentReplyUnlessStopped(
+                DefaultCatalogue(), request, &out, [&] { return ++asked, false; }, 0),
             FragmentWrite::kWritten);
   EXPECT_EQ(asked, 200) << "0 counts as 1";
 }
@@ -119,13 +122,13 @@ TEST(FragmentReplyTest, AWarmWriteAllocatesTheSliceAndTheByteBufferOnly) {
 TEST(FragmentReplyTest, StopsAtTheFirstCheckThatSaysYes) {
   patterns::SplicedReply reply;
   int asked = 0;
-  EXPECT_FALSE(BuildFragmentReplyUnlessStopped(DefaultCatalogue(), Request(200, v1::TEXT_PROFILE_REALISTIC), &reply,
-                                               [&] { return ++asked == 3; }, 16));
+  EXPECT_FALSE(BuildFragmentReplyUnlessStopped(
+      DefaultCatalogue(), Request(200, v1::TEXT_PROFILE_REALISTIC), &reply, [&] { return ++asked == 3; }, 16));
   EXPECT_EQ(asked, 3) << "before items 0, 16 and 32";
   reply.Clear();
   asked = 0;
-  EXPECT_TRUE(BuildFragmentReplyUnlessStopped(DefaultCatalogue(), Request(200, v1::TEXT_PROFILE_REALISTIC), &reply,
-                                              [&] { return ++asked, false; }, 16));
+  EXPECT_TRUE(BuildFragmentReplyUnlessStopped(
+      DefaultCatalogue(), Request(200, v1::TEXT_PROFILE_REALISTIC), &reply, [&] { return ++asked, false; }, 16));
   EXPECT_EQ(asked, 13);
 }
 

@@ -12,13 +12,13 @@ namespace {
 using v1::Item;
 
 constexpr const char* kWords[] = {
-    "wireless", "compact", "premium", "organic", "stainless", "portable", "classic",
-    "ergonomic", "vintage", "modern", "waterproof", "lightweight", "durable", "smart",
-    "handmade", "cotton", "leather", "bamboo", "ceramic", "carbon", "steel", "glass",
-    "kitchen", "garden", "travel", "office", "outdoor", "studio", "family", "kids",
-    "lamp", "backpack", "kettle", "headphones", "blender", "jacket", "sneakers", "desk",
-    "chair", "speaker", "camera", "watch", "bottle", "knife", "pan", "tent", "blanket",
-    "with", "and", "for", "edition", "set", "pack", "series", "pro", "max", "mini"};
+    "wireless", "compact",    "premium",     "organic", "stainless", "portable", "classic",    "ergonomic", "vintage",
+    "modern",   "waterproof", "lightweight", "durable", "smart",     "handmade", "cotton",     "leather",   "bamboo",
+    "ceramic",  "carbon",     "steel",       "glass",   "kitchen",   "garden",   "travel",     "office",    "outdoor",
+    "studio",   "family",     "kids",        "lamp",    "backpack",  "kettle",   "headphones", "blender",   "jacket",
+    "sneakers", "desk",       "chair",       "speaker", "camera",    "watch",    "bottle",     "knife",     "pan",
+    "tent",     "blanket",    "with",        "and",     "for",       "edition",  "set",        "pack",      "series",
+    "pro",      "max",        "mini"};
 constexpr int kWordCount = sizeof kWords / sizeof kWords[0];
 
 constexpr const char* kRegions[] = {"US-CA", "US-NY", "DE-BE", "FR-IDF", "JP-13", "BR-SP", "IN-KA"};

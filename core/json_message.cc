@@ -46,7 +46,9 @@ std::string FieldNames(const pb::Descriptor& type) {
   return names.empty() ? "it has no fields" : absl::StrCat("fields: ", absl::StrJoin(names, ", "));
 }
 
-std::string Join(const std::string& path, const std::string& key) { return path.empty() ? key : absl::StrCat(path, ".", key); }
+std::string Join(const std::string& path, const std::string& key) {
+  return path.empty() ? key : absl::StrCat(path, ".", key);
+}
 
 absl::Status WantsError(const std::string& path, const pb::FieldDescriptor& field, absl::string_view wants,
                         const pb::Value& value) {
@@ -106,8 +108,7 @@ std::vector<std::pair<std::string, const pb::Value*>> SortedEntries(const pb::St
     entries.emplace_back(entry.GetReflection()->GetString(entry, entry_type.map_key()),
                          static_cast<const pb::Value*>(&value));  // the map's values are Values
   }
-  std::sort(entries.begin(), entries.end(),
-            [](const auto& a, const auto& b) { return a.first < b.first; });
+  std::sort(entries.begin(), entries.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
   return entries;
 }
 
@@ -166,7 +167,7 @@ std::string ProtobufError(absl::string_view message, const pb::Descriptor& type)
 }  // namespace
 
 absl::StatusOr<std::unique_ptr<pb::Message>> ParseJsonMessage(const pb::Message& prototype, absl::string_view json,
-                                                            absl::string_view source) {
+                                                              absl::string_view source) {
   const pb::Descriptor& type = *prototype.GetDescriptor();
   // The walk reads the JSON as a google.protobuf.Struct: protobuf's own JSON grammar,
   // so what passes here is what its parser below accepts.
@@ -176,8 +177,8 @@ absl::StatusOr<std::unique_ptr<pb::Message>> ParseJsonMessage(const pb::Message&
     if (!parsed.ok()) {
       absl::string_view text = absl::StripLeadingAsciiWhitespace(json);
       if (!text.empty() && text.front() != '{') {
-        return absl::InvalidArgumentError(absl::StrCat(source, ": want one JSON object ({...}) of ", type.full_name(),
-                                                       ", not ", text.substr(0, 40)));
+        return absl::InvalidArgumentError(
+            absl::StrCat(source, ": want one JSON object ({...}) of ", type.full_name(), ", not ", text.substr(0, 40)));
       }
       return absl::InvalidArgumentError(absl::StrCat(source, ": not valid JSON: ", parsed.message().ToString()));
     }

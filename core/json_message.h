@@ -8,7 +8,8 @@
 // value, and does not list what the type has. Before it runs, the JSON is walked
 // against the descriptor so the common mistakes read like this instead (at any depth,
 // the path written out):
-//   --data: field "acount" is not a field of inbox.v1.ListThreadsRequest (fields: account, threads, long_text, page_token)
+//   --data: field "acount" is not a field of inbox.v1.ListThreadsRequest
+//           (fields: account, threads, long_text, page_token)
 //   --data: field "threads[0].subject" wants a string, not 7 (inbox.v1.MailThread.subject)
 //   --data: field "threads[0].participants[0].role": "ROLE_BOSS" is not a value of
 //           inbox.v1.Participant.Role (values: ROLE_UNSPECIFIED, ROLE_FROM, ROLE_TO, ROLE_CC)
@@ -40,8 +41,8 @@ namespace reco {
 // Parses `json` (one JSON object) into a new message of prototype's type. `source`
 // starts every error message: the flag, and where in it ("--data_file x.jsonl line 3").
 absl::StatusOr<std::unique_ptr<google::protobuf::Message>> ParseJsonMessage(const google::protobuf::Message& prototype,
-                                                                           absl::string_view json,
-                                                                           absl::string_view source);
+                                                                            absl::string_view json,
+                                                                            absl::string_view source);
 
 }  // namespace reco
 

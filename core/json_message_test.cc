@@ -58,16 +58,17 @@ class ParseJsonMessageTest : public ::testing::Test {
 };
 
 TEST_F(ParseJsonMessageTest, FittingJsonBecomesTheMessage) {
-  absl::StatusOr<std::unique_ptr<google::protobuf::Message>> message = Parse(
-      "inbox.v1.ThreadPage",
-      R"({"threads": [{"subject": "hi", "participants": [{"address": "a@b", "role": "ROLE_TO"}, {"role": 1}],
+  absl::StatusOr<std::unique_ptr<google::protobuf::Message>> message =
+      Parse("inbox.v1.ThreadPage",
+            R"({"threads": [{"subject": "hi", "participants": [{"address": "a@b", "role": "ROLE_TO"}, {"role": 1}],
           "labels": ["x", "y"], "lastMessage": "2026-12-02T07:00:00Z", "raw": "AAE="}],
           "next_page_token": "t", "byId": {"k": {"subject": "s"}}})");
   ASSERT_TRUE(message.ok()) << message.status();
-  EXPECT_EQ((*message)->ShortDebugString(),
-            "threads { subject: \"hi\" participants { address: \"a@b\" role: ROLE_TO } participants { role: ROLE_FROM } "
-            "labels: \"x\" labels: \"y\" last_message { seconds: 1796194800 } raw: \"\\000\\001\" } "
-            "next_page_token: \"t\" by_id { key: \"k\" value { subject: \"s\" } }");
+  EXPECT_EQ(
+      (*message)->ShortDebugString(),
+      "threads { subject: \"hi\" participants { address: \"a@b\" role: ROLE_TO } participants { role: ROLE_FROM } "
+      "labels: \"x\" labels: \"y\" last_message { seconds: 1796194800 } raw: \"\\000\\001\" } "
+      "next_page_token: \"t\" by_id { key: \"k\" value { subject: \"s\" } }");
 }
 
 TEST_F(ParseJsonMessageTest, NullMeansNotSet) {
@@ -98,8 +99,9 @@ TEST_F(ParseJsonMessageTest, WrongTypeIsNamed) {
             "--data: field \"longText\" wants true or false, not \"yes\" (inbox.v1.ListThreadsRequest.long_text)");
   EXPECT_EQ(Error("inbox.v1.ThreadPage", R"({"threads": {"subject": "s"}})"),
             "--data: field \"threads\" wants an array, not {\"subject\":\"s\"} (inbox.v1.ThreadPage.threads)");
-  EXPECT_EQ(Error("inbox.v1.ThreadPage", R"({"threads": ["s"]})"),
-            "--data: field \"threads[0]\" wants an object (inbox.v1.MailThread), not \"s\" (inbox.v1.ThreadPage.threads)");
+  EXPECT_EQ(
+      Error("inbox.v1.ThreadPage", R"({"threads": ["s"]})"),
+      "--data: field \"threads[0]\" wants an object (inbox.v1.MailThread), not \"s\" (inbox.v1.ThreadPage.threads)");
   EXPECT_EQ(Error("inbox.v1.ThreadPage", R"({"byId": {"k": {"labels": "x"}}})"),
             "--data: field \"byId[\"k\"].labels\" wants an array, not \"x\" (inbox.v1.MailThread.labels)");
 }

@@ -82,10 +82,14 @@ class ArenaPoolSlot final : public ReplySlot {
 
 std::unique_ptr<ReplySlot> MakeSlot(MemoryMode mode, const Message& prototype, const MessageLedgerOptions& options) {
   switch (mode) {
-    case MemoryMode::kHeap: return std::make_unique<HeapSlot>(prototype);
-    case MemoryMode::kReuse: return std::make_unique<ReuseSlot>(prototype);
-    case MemoryMode::kArena: return std::make_unique<ArenaSlot>(prototype);
-    case MemoryMode::kArenaPool: return std::make_unique<ArenaPoolSlot>(prototype, options.initial_block_bytes);
+    case MemoryMode::kHeap:
+      return std::make_unique<HeapSlot>(prototype);
+    case MemoryMode::kReuse:
+      return std::make_unique<ReuseSlot>(prototype);
+    case MemoryMode::kArena:
+      return std::make_unique<ArenaSlot>(prototype);
+    case MemoryMode::kArenaPool:
+      return std::make_unique<ArenaPoolSlot>(prototype, options.initial_block_bytes);
   }
   return nullptr;
 }
@@ -123,14 +127,22 @@ void MergeRepeatedMessages(const Reflection& rf, const Message& from, const Refl
 void MergeRepeatedField(const Reflection& rf, const Message& from, const Reflection& rt, Message* to,
                         const FieldDescriptor* field) {
   switch (field->cpp_type()) {
-    case FieldDescriptor::CPPTYPE_INT32: return MergeRepeated<int32_t>(rf, from, rt, to, field);
-    case FieldDescriptor::CPPTYPE_INT64: return MergeRepeated<int64_t>(rf, from, rt, to, field);
-    case FieldDescriptor::CPPTYPE_UINT32: return MergeRepeated<uint32_t>(rf, from, rt, to, field);
-    case FieldDescriptor::CPPTYPE_UINT64: return MergeRepeated<uint64_t>(rf, from, rt, to, field);
-    case FieldDescriptor::CPPTYPE_DOUBLE: return MergeRepeated<double>(rf, from, rt, to, field);
-    case FieldDescriptor::CPPTYPE_FLOAT: return MergeRepeated<float>(rf, from, rt, to, field);
-    case FieldDescriptor::CPPTYPE_BOOL: return MergeRepeated<bool>(rf, from, rt, to, field);
-    case FieldDescriptor::CPPTYPE_ENUM: return MergeRepeated<int32_t>(rf, from, rt, to, field);
+    case FieldDescriptor::CPPTYPE_INT32:
+      return MergeRepeated<int32_t>(rf, from, rt, to, field);
+    case FieldDescriptor::CPPTYPE_INT64:
+      return MergeRepeated<int64_t>(rf, from, rt, to, field);
+    case FieldDescriptor::CPPTYPE_UINT32:
+      return MergeRepeated<uint32_t>(rf, from, rt, to, field);
+    case FieldDescriptor::CPPTYPE_UINT64:
+      return MergeRepeated<uint64_t>(rf, from, rt, to, field);
+    case FieldDescriptor::CPPTYPE_DOUBLE:
+      return MergeRepeated<double>(rf, from, rt, to, field);
+    case FieldDescriptor::CPPTYPE_FLOAT:
+      return MergeRepeated<float>(rf, from, rt, to, field);
+    case FieldDescriptor::CPPTYPE_BOOL:
+      return MergeRepeated<bool>(rf, from, rt, to, field);
+    case FieldDescriptor::CPPTYPE_ENUM:
+      return MergeRepeated<int32_t>(rf, from, rt, to, field);
     case FieldDescriptor::CPPTYPE_STRING: {
 #pragma GCC diagnostic push
 #pragma GCC diagnostic ignored "-Wdeprecated-declarations"
@@ -138,23 +150,33 @@ void MergeRepeatedField(const Reflection& rf, const Message& from, const Reflect
 #pragma GCC diagnostic pop
       return;
     }
-    case FieldDescriptor::CPPTYPE_MESSAGE: return MergeRepeatedMessages(rf, from, rt, to, field);
+    case FieldDescriptor::CPPTYPE_MESSAGE:
+      return MergeRepeatedMessages(rf, from, rt, to, field);
   }
 }
 
 void MergeSingularField(const Reflection& rf, const Message& from, const Reflection& rt, Message* to,
                         const FieldDescriptor* field) {
   switch (field->cpp_type()) {
-    case FieldDescriptor::CPPTYPE_INT32: return rt.SetInt32(to, field, rf.GetInt32(from, field));
-    case FieldDescriptor::CPPTYPE_INT64: return rt.SetInt64(to, field, rf.GetInt64(from, field));
-    case FieldDescriptor::CPPTYPE_UINT32: return rt.SetUInt32(to, field, rf.GetUInt32(from, field));
-    case FieldDescriptor::CPPTYPE_UINT64: return rt.SetUInt64(to, field, rf.GetUInt64(from, field));
-    case FieldDescriptor::CPPTYPE_DOUBLE: return rt.SetDouble(to, field, rf.GetDouble(from, field));
-    case FieldDescriptor::CPPTYPE_FLOAT: return rt.SetFloat(to, field, rf.GetFloat(from, field));
-    case FieldDescriptor::CPPTYPE_BOOL: return rt.SetBool(to, field, rf.GetBool(from, field));
-    case FieldDescriptor::CPPTYPE_ENUM: return rt.SetEnumValue(to, field, rf.GetEnumValue(from, field));
+    case FieldDescriptor::CPPTYPE_INT32:
+      return rt.SetInt32(to, field, rf.GetInt32(from, field));
+    case FieldDescriptor::CPPTYPE_INT64:
+      return rt.SetInt64(to, field, rf.GetInt64(from, field));
+    case FieldDescriptor::CPPTYPE_UINT32:
+      return rt.SetUInt32(to, field, rf.GetUInt32(from, field));
+    case FieldDescriptor::CPPTYPE_UINT64:
+      return rt.SetUInt64(to, field, rf.GetUInt64(from, field));
+    case FieldDescriptor::CPPTYPE_DOUBLE:
+      return rt.SetDouble(to, field, rf.GetDouble(from, field));
+    case FieldDescriptor::CPPTYPE_FLOAT:
+      return rt.SetFloat(to, field, rf.GetFloat(from, field));
+    case FieldDescriptor::CPPTYPE_BOOL:
+      return rt.SetBool(to, field, rf.GetBool(from, field));
+    case FieldDescriptor::CPPTYPE_ENUM:
+      return rt.SetEnumValue(to, field, rf.GetEnumValue(from, field));
     // GetString's copy is moved into the field: one buffer, as generated code's copy.
-    case FieldDescriptor::CPPTYPE_STRING: return rt.SetString(to, field, rf.GetString(from, field));
+    case FieldDescriptor::CPPTYPE_STRING:
+      return rt.SetString(to, field, rf.GetString(from, field));
     case FieldDescriptor::CPPTYPE_MESSAGE:
       return MergeLikeGenerated(rf.GetMessage(from, field), rt.MutableMessage(to, field));
   }
@@ -253,7 +275,7 @@ bool KeptByClear(const FieldDescriptor* field) {
 
 void AddOverhead(const Message& message, bool kept, DynamicOverhead* o) {
   const Reflection* reflection = message.GetReflection();
-  o->serialize_allocs += 2;  // the field list ByteSizeLong and the serializer each build
+  o->serialize_allocs += 2;                // the field list ByteSizeLong and the serializer each build
   if (kept) o->reuse_release_allocs += 1;  // the field list Clear() builds
   std::vector<const FieldDescriptor*> fields;
   reflection->ListFields(message, &fields);

@@ -77,8 +77,8 @@ size_t SmallStringBytes();
 MessageShape DescribeMessage(const google::protobuf::Message& message);
 
 struct MessageLedger {
-  std::string type_name;        // the sample's full name, e.g. "feed.v1.FeedResponse"
-  bool dynamic = false;         // built as DynamicMessages (not the generated class)
+  std::string type_name;  // the sample's full name, e.g. "feed.v1.FeedResponse"
+  bool dynamic = false;   // built as DynamicMessages (not the generated class)
   MessageShape shape;
   size_t serialized_bytes = 0;
   int cycles = 0;
@@ -90,8 +90,8 @@ struct MessageLedger {
 
 struct MessageLedgerOptions {
   std::vector<MemoryMode> modes = AllMemoryModes();
-  int warmup_responses = 3;  // builds before measuring: buffers grow, reuse's message fills
-  int cycles = 8;            // builds averaged
+  int warmup_responses = 3;                 // builds before measuring: buffers grow, reuse's message fills
+  int cycles = 8;                           // builds averaged
   size_t initial_block_bytes = 512 * 1024;  // arena_pool's block, as MessageStoreOptions
 };
 

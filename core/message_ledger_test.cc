@@ -43,7 +43,7 @@ TEST(MessageLedgerTest, DescribeCountsWhatDecidesTheOutcome) {
   EXPECT_EQ(shape.long_strings, shape.strings);
   EXPECT_EQ(shape.sub_messages, testing::AllMessages(feed).size() - 1);  // 5 per post and the metadata
   EXPECT_EQ(shape.sub_messages, 200u * 5 + 1);
-  EXPECT_EQ(shape.repeated_fields, 200u * 3 + 1);     // tags, topic_ids, features; posts
+  EXPECT_EQ(shape.repeated_fields, 200u * 3 + 1);  // tags, topic_ids, features; posts
   EXPECT_EQ(shape.repeated_elements, 200u * 15 + 200);
   EXPECT_EQ(DescribeMessage(Feed(200, false)).long_strings, 0u);
   EXPECT_EQ(SmallStringBytes(), kSmallStringBytes);
@@ -104,14 +104,14 @@ TEST_P(DynamicVsGenerated, DynamicCountsAreGeneratedPlusThePredictedOverhead) {
     const ModeLedger& g = generated_.ForMode(mode);
     const ModeLedger& d = dynamic_.ForMode(mode);
     const bool reuse = mode == MemoryMode::kReuse;
-    EXPECT_EQ(d.build.allocs, g.build.allocs + (reuse ? o.reuse_build_allocs : 0) +
-                                  (mode == MemoryMode::kArena ? arena_blocks : 0));
+    EXPECT_EQ(d.build.allocs,
+              g.build.allocs + (reuse ? o.reuse_build_allocs : 0) + (mode == MemoryMode::kArena ? arena_blocks : 0));
     EXPECT_EQ(d.build.frees, g.build.frees);
     EXPECT_EQ(d.serialize.allocs, g.serialize.allocs + o.serialize_allocs);
     EXPECT_EQ(d.serialize.frees, g.serialize.frees + o.serialize_frees);
     EXPECT_EQ(d.release.allocs, g.release.allocs + (reuse ? o.reuse_release_allocs : 0));
-    EXPECT_EQ(d.release.frees, g.release.frees + (reuse ? o.reuse_release_frees : 0) +
-                                   (mode == MemoryMode::kArena ? arena_blocks : 0));
+    EXPECT_EQ(d.release.frees,
+              g.release.frees + (reuse ? o.reuse_release_frees : 0) + (mode == MemoryMode::kArena ? arena_blocks : 0));
   }
   // heap and arena_pool: the same allocations; pooled bytes too (only string payloads).
   EXPECT_EQ(dynamic_.ForMode(MemoryMode::kHeap).build.allocs, generated_.ForMode(MemoryMode::kHeap).build.allocs);
@@ -137,8 +137,7 @@ TEST(MessageLedgerTest, PredictedOverheadForOnePost) {
   }
 }
 
-INSTANTIATE_TEST_SUITE_P(Feed, DynamicVsGenerated,
-                         ::testing::Combine(::testing::Values(1u, 200u), ::testing::Bool()),
+INSTANTIATE_TEST_SUITE_P(Feed, DynamicVsGenerated, ::testing::Combine(::testing::Values(1u, 200u), ::testing::Bool()),
                          [](const ::testing::TestParamInfo<std::tuple<uint32_t, bool>>& info) {
                            return std::to_string(std::get<0>(info.param)) + "posts_" +
                                   (std::get<1>(info.param) ? "long" : "short");

@@ -128,10 +128,14 @@ const std::vector<MemoryMode>& AllMemoryModes() {
 
 absl::string_view MemoryModeName(MemoryMode mode) {
   switch (mode) {
-    case MemoryMode::kHeap: return "heap";
-    case MemoryMode::kReuse: return "reuse";
-    case MemoryMode::kArena: return "arena";
-    case MemoryMode::kArenaPool: return "arena_pool";
+    case MemoryMode::kHeap:
+      return "heap";
+    case MemoryMode::kReuse:
+      return "reuse";
+    case MemoryMode::kArena:
+      return "arena";
+    case MemoryMode::kArenaPool:
+      return "arena_pool";
   }
   return "unknown";
 }
@@ -148,10 +152,14 @@ bool ParseMemoryMode(absl::string_view name, MemoryMode* mode) {
 
 std::unique_ptr<MessageStore> MakeMessageStore(MemoryMode mode, const MessageStoreOptions& options) {
   switch (mode) {
-    case MemoryMode::kHeap: return std::make_unique<HeapStore>();
-    case MemoryMode::kReuse: return std::make_unique<ReuseStore>(options);
-    case MemoryMode::kArena: return std::make_unique<ArenaStore>();
-    case MemoryMode::kArenaPool: return std::make_unique<ArenaPoolStore>(options);
+    case MemoryMode::kHeap:
+      return std::make_unique<HeapStore>();
+    case MemoryMode::kReuse:
+      return std::make_unique<ReuseStore>(options);
+    case MemoryMode::kArena:
+      return std::make_unique<ArenaStore>();
+    case MemoryMode::kArenaPool:
+      return std::make_unique<ArenaPoolStore>(options);
   }
   return nullptr;
 }

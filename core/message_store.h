@@ -94,16 +94,16 @@ struct MessageLease {
 struct MessageStoreStats {
   uint64_t acquired = 0;
   uint64_t released = 0;
-  uint64_t created = 0;     // leases made from scratch (nothing idle to reuse)
-  uint64_t idle = 0;        // leases waiting in the pool now
-  uint64_t unpooled = 0;    // arena_pool: leases given a plain arena (max_idle in use)
+  uint64_t created = 0;                // leases made from scratch (nothing idle to reuse)
+  uint64_t idle = 0;                   // leases waiting in the pool now
+  uint64_t unpooled = 0;               // arena_pool: leases given a plain arena (max_idle in use)
   uint64_t arena_space_allocated = 0;  // sum of Arena::SpaceAllocated() at release
   uint64_t arena_space_used = 0;       // sum of Arena::SpaceUsed() at release
   uint64_t arena_overflows = 0;        // arena_pool: releases that found heap blocks
                                        // beyond the initial block
   uint64_t arena_grown = 0;            // arena_pool: of those, releases that grew the block
   uint64_t arena_block_bytes = 0;      // arena_pool: the pooled arenas' blocks now (gauge)
-  uint64_t oversized = 0;   // reuse: released messages freed for being over max_kept_bytes
+  uint64_t oversized = 0;              // reuse: released messages freed for being over max_kept_bytes
 };
 
 class MessageStore {

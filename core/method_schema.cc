@@ -28,7 +28,8 @@ absl::StatusOr<std::pair<std::string, std::string>> ParseCallFlag(absl::string_v
   absl::string_view text = call;
   if (!text.empty() && text.front() == '/') text.remove_prefix(1);
   for (char c : text) {
-    if (absl::ascii_isspace(static_cast<unsigned char>(c))) return CallError(call, absl::StrCat("has a space; ", kWant));
+    if (absl::ascii_isspace(static_cast<unsigned char>(c)))
+      return CallError(call, absl::StrCat("has a space; ", kWant));
   }
   // The method is what follows the last '/' (or, without one, the last '.').
   size_t split = text.find('/');
@@ -59,8 +60,8 @@ absl::StatusOr<MethodSchema> FindUnaryMethod(const ProtoSchema& schema, absl::st
   if (method == nullptr) {
     std::vector<std::string> methods;
     for (int i = 0; i < service->method_count(); ++i) methods.push_back(service->method(i)->name());
-    return CallError(call, absl::StrCat(service_name, " has no method ", method_name, " (methods: ",
-                                        absl::StrJoin(methods, ", "), ")"));
+    return CallError(call, absl::StrCat(service_name, " has no method ", method_name,
+                                        " (methods: ", absl::StrJoin(methods, ", "), ")"));
   }
   if (method->client_streaming() || method->server_streaming()) {
     return CallError(call, absl::StrCat("is ", StreamingKind(*method), "; reco_load drives unary methods only"));

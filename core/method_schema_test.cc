@@ -21,7 +21,8 @@ TEST(ParseCallFlag, TakesTheSlashTheWirePathAndTheDottedForm) {
 }
 
 TEST(ParseCallFlag, RejectsWhatNamesNoMethod) {
-  for (const char* call : {"", "/", "GetFeed", "feed.v1.Feed/", "/GetFeed", "feed.v1.Feed.", "a/b/c", "feed.v1.Feed/Get Feed"}) {
+  for (const char* call :
+       {"", "/", "GetFeed", "feed.v1.Feed/", "/GetFeed", "feed.v1.Feed.", "a/b/c", "feed.v1.Feed/Get Feed"}) {
     absl::StatusOr<std::pair<std::string, std::string>> parsed = ParseCallFlag(call);
     EXPECT_EQ(parsed.status().code(), absl::StatusCode::kInvalidArgument) << call;
     EXPECT_THAT(std::string(parsed.status().message()), ::testing::StartsWith("--call ")) << call;
@@ -72,8 +73,7 @@ TEST(FindUnaryMethod, NamesEachStreamingKind) {
   file.add_message_type()->set_name("M");
   auto* service = file.add_service();
   service->set_name("S");
-  for (const auto& [name, client, server] :
-       {std::tuple{"Up", true, false}, std::tuple{"Both", true, true}}) {
+  for (const auto& [name, client, server] : {std::tuple{"Up", true, false}, std::tuple{"Both", true, true}}) {
     auto* method = service->add_method();
     method->set_name(name);
     method->set_input_type(".s.M");
@@ -83,7 +83,8 @@ TEST(FindUnaryMethod, NamesEachStreamingKind) {
   }
   absl::StatusOr<ProtoSchema> schema = FromFileDescriptorProtos({file});
   ASSERT_TRUE(schema.ok()) << schema.status();
-  EXPECT_THAT(std::string(FindUnaryMethod(*schema, "s.S/Up").status().message()), ::testing::HasSubstr("is client-streaming;"));
+  EXPECT_THAT(std::string(FindUnaryMethod(*schema, "s.S/Up").status().message()),
+              ::testing::HasSubstr("is client-streaming;"));
   EXPECT_THAT(std::string(FindUnaryMethod(*schema, "s.S/Both").status().message()),
               ::testing::HasSubstr("is bidirectional-streaming;"));
 }

@@ -34,8 +34,8 @@ constexpr char kWellKnownTypesRoot[] = "/usr/include";
 // can send files that do not fit together).
 class BuildErrors : public pb::DescriptorPool::ErrorCollector {
  public:
-  void AddError(const std::string& filename, const std::string& element_name, const pb::Message*,
-                ErrorLocation, const std::string& message) override {
+  void AddError(const std::string& filename, const std::string& element_name, const pb::Message*, ErrorLocation,
+                const std::string& message) override {
     errors_.push_back(absl::StrCat(filename, ": ", element_name, ": ", message));
   }
   std::string Text() const { return absl::StrJoin(errors_, "; "); }
@@ -288,7 +288,8 @@ absl::StatusOr<std::string> VirtualName(pb::compiler::DiskSourceTree& tree, cons
       return absl::InvalidArgumentError(absl::StrCat("--proto ", file, ": its name \"", virtual_file, "\" finds ",
                                                      shadowing, " first on the search path; reorder --import_path"));
     case pb::compiler::DiskSourceTree::CANNOT_OPEN:
-      return absl::InvalidArgumentError(absl::StrCat("--proto ", file, ": cannot read it (", std::strerror(errno), ")"));
+      return absl::InvalidArgumentError(
+          absl::StrCat("--proto ", file, ": cannot read it (", std::strerror(errno), ")"));
     case pb::compiler::DiskSourceTree::NO_MAPPING:
       break;
   }
@@ -313,8 +314,8 @@ absl::StatusOr<ProtoSchema> LoadProtoFiles(const std::vector<std::string>& files
     absl::StatusOr<std::string> virtual_file = VirtualName(tree, file);
     if (!virtual_file.ok()) return virtual_file.status();
     if (ImportDepth(tree, *virtual_file, kMaxImportDepth) > kMaxImportDepth) {
-      return absl::InvalidArgumentError(absl::StrCat("--proto ", file, ": its imports nest more than ",
-                                                     kMaxImportDepth, " files deep"));
+      return absl::InvalidArgumentError(
+          absl::StrCat("--proto ", file, ": its imports nest more than ", kMaxImportDepth, " files deep"));
     }
     const pb::FileDescriptor* descriptor = importer.Import(*virtual_file);
     if (descriptor == nullptr || !errors.empty()) {
@@ -330,7 +331,8 @@ absl::StatusOr<ProtoSchema> LoadProtoFiles(const std::vector<std::string>& files
 absl::StatusOr<ProtoSchema> LoadProtoset(const std::string& path) {
   std::ifstream in(path, std::ios::binary);
   if (!in) {
-    return absl::InvalidArgumentError(absl::StrCat("--protoset ", path, ": cannot read it (", std::strerror(errno), ")"));
+    return absl::InvalidArgumentError(
+        absl::StrCat("--protoset ", path, ": cannot read it (", std::strerror(errno), ")"));
   }
   std::ostringstream bytes;
   bytes << in.rdbuf();
@@ -339,9 +341,9 @@ absl::StatusOr<ProtoSchema> LoadProtoset(const std::string& path) {
   // file that happened to parse (protobuf's wire format accepts much).
   if (!set.ParseFromString(bytes.str()) || set.file_size() == 0 ||
       set.GetReflection()->GetUnknownFields(set).field_count() > 0) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        "--protoset ", path,
-        ": not a FileDescriptorSet (make one with protoc --include_imports --descriptor_set_out=FILE)"));
+    return absl::InvalidArgumentError(
+        absl::StrCat("--protoset ", path,
+                     ": not a FileDescriptorSet (make one with protoc --include_imports --descriptor_set_out=FILE)"));
   }
   std::vector<pb::FileDescriptorProto> files(set.file().begin(), set.file().end());
   absl::StatusOr<ProtoSchema> schema = FromFileDescriptorProtos(std::move(files));

@@ -114,8 +114,10 @@ TEST(LoadProtoFiles, MissingImportNamesTheImportAndWhereItWasLookedFor) {
   absl::StatusOr<ProtoSchema> schema = LoadProtoFiles({dir + "/shop.proto"}, {});
   EXPECT_EQ(schema.status().code(), absl::StatusCode::kInvalidArgument);
   EXPECT_THAT(std::string(schema.status().message()),
-              HasSubstr(absl::StrCat("--proto ", dir, "/shop.proto: import \"common/paging.proto\" not found in "
-                                     "--import_path or beside the file (searched: ", dir, ")")));
+              HasSubstr(absl::StrCat("--proto ", dir,
+                                     "/shop.proto: import \"common/paging.proto\" not found in "
+                                     "--import_path or beside the file (searched: ",
+                                     dir, ")")));
 }
 
 TEST(LoadProtoFiles, SyntaxErrorNamesFileLineAndColumn) {
@@ -124,13 +126,15 @@ TEST(LoadProtoFiles, SyntaxErrorNamesFileLineAndColumn) {
   absl::StatusOr<ProtoSchema> schema = LoadProtoFiles({dir + "/bad.proto"}, {});
   EXPECT_EQ(schema.status().code(), absl::StatusCode::kInvalidArgument);
   // Line 5, column 1: the "}" where protoc wanted the ";" that line 4 lacks.
-  EXPECT_THAT(std::string(schema.status().message()), HasSubstr(absl::StrCat("--proto ", dir, "/bad.proto: bad.proto:5:1: Expected \";\"")));
+  EXPECT_THAT(std::string(schema.status().message()),
+              HasSubstr(absl::StrCat("--proto ", dir, "/bad.proto: bad.proto:5:1: Expected \";\"")));
 }
 
 TEST(LoadProtoFiles, UndefinedTypeNamesFileLineAndColumn) {
   const std::string dir = testing::FreshTestFolder();
-  testing::WriteTestFile(dir + "/svc.proto",
-                         "syntax = \"proto3\";\npackage s;\nmessage M {}\nservice S { rpc Get(M) returns (stream Thread); }\n");
+  testing::WriteTestFile(
+      dir + "/svc.proto",
+      "syntax = \"proto3\";\npackage s;\nmessage M {}\nservice S { rpc Get(M) returns (stream Thread); }\n");
   absl::StatusOr<ProtoSchema> schema = LoadProtoFiles({dir + "/svc.proto"}, {});
   EXPECT_EQ(schema.status().code(), absl::StatusCode::kInvalidArgument);
   EXPECT_THAT(std::string(schema.status().message()), HasSubstr("svc.proto:4:40: \"Thread\" is not defined."));
@@ -148,8 +152,7 @@ std::string Protoset(const std::string& dir, const std::string& proto_dir, const
 
 TEST(LoadProtoset, FindsTheServiceAndItsTypes) {
   const std::string dir = testing::FreshTestFolder();
-  absl::StatusOr<ProtoSchema> schema =
-      LoadProtoset(Protoset(dir, RECO_SOURCE_DIR "/patterns/testing", "feed.proto"));
+  absl::StatusOr<ProtoSchema> schema = LoadProtoset(Protoset(dir, RECO_SOURCE_DIR "/patterns/testing", "feed.proto"));
   ASSERT_TRUE(schema.ok()) << schema.status();
   EXPECT_THAT(schema->Services(), ElementsAre("feed.v1.Feed"));
   ASSERT_NE(schema->FindMessage("feed.v1.FeedResponse"), nullptr);
@@ -166,7 +169,8 @@ TEST(LoadProtoset, WithoutIncludeImportsSaysSo) {
   absl::StatusOr<ProtoSchema> schema = LoadProtoset(set);
   EXPECT_EQ(schema.status().code(), absl::StatusCode::kInvalidArgument);
   EXPECT_EQ(schema.status().message(),
-            absl::StrCat("--protoset ", set, ": shop.proto imports \"money.proto\", which is not among the files "
+            absl::StrCat("--protoset ", set,
+                         ": shop.proto imports \"money.proto\", which is not among the files "
                          "given (was it made with protoc --include_imports?)"));
 }
 
@@ -183,9 +187,9 @@ TEST(LoadProtoset, GarbageIsNotADescriptorSet) {
     testing::WriteTestFile(dir + "/set.pb", contents);
     absl::StatusOr<ProtoSchema> schema = LoadProtoset(dir + "/set.pb");
     EXPECT_EQ(schema.status().code(), absl::StatusCode::kInvalidArgument) << contents;
-    EXPECT_EQ(schema.status().message(),
-              absl::StrCat("--protoset ", dir, "/set.pb: not a FileDescriptorSet (make one with protoc "
-                           "--include_imports --descriptor_set_out=FILE)"));
+    EXPECT_EQ(schema.status().message(), absl::StrCat("--protoset ", dir,
+                                                      "/set.pb: not a FileDescriptorSet (make one with protoc "
+                                                      "--include_imports --descriptor_set_out=FILE)"));
   }
 }
 
@@ -230,7 +234,8 @@ TEST(FromFileDescriptorProtos, AFileThatDoesNotBuildIsNamed) {
   field->set_type_name(".nowhere.Thing");
   absl::StatusOr<ProtoSchema> schema = FromFileDescriptorProtos({file});
   EXPECT_EQ(schema.status().code(), absl::StatusCode::kInvalidArgument);
-  EXPECT_THAT(std::string(schema.status().message()), HasSubstr("broken.proto: M.x: \".nowhere.Thing\" is not defined."));
+  EXPECT_THAT(std::string(schema.status().message()),
+              HasSubstr("broken.proto: M.x: \".nowhere.Thing\" is not defined."));
 }
 
 // An import chain as long as the files given (a server's reflection answer or a
@@ -257,9 +262,10 @@ TEST(LoadProtoFiles, ImportsNestedTooDeepAreRefused) {
   const std::string dir = testing::FreshTestFolder();
   constexpr int kDepth = 1001;
   for (int i = 0; i < kDepth; ++i) {
-    testing::WriteTestFile(absl::StrCat(dir, "/f", i, ".proto"),
-                           absl::StrCat("syntax = \"proto3\";\n", i > 0 ? absl::StrCat("import \"f", i - 1, ".proto\";\n") : "",
-                                        "message M", i, " {}\n"));
+    testing::WriteTestFile(
+        absl::StrCat(dir, "/f", i, ".proto"),
+        absl::StrCat("syntax = \"proto3\";\n", i > 0 ? absl::StrCat("import \"f", i - 1, ".proto\";\n") : "",
+                     "message M", i, " {}\n"));
   }
   const std::string deepest = absl::StrCat(dir, "/f", kDepth - 1, ".proto");
   absl::StatusOr<ProtoSchema> schema = LoadProtoFiles({deepest}, {});

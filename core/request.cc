@@ -11,9 +11,8 @@ uint32_t EffectiveItemCount(const v1::RecommendRequest& request) {
 
 absl::Status ValidateRequest(const v1::RecommendRequest& request) {
   if (request.item_count() > kMaxItemCount) {
-    return absl::InvalidArgumentError(absl::StrCat("item_count is ", request.item_count(),
-                                                   "; the limit is ", kMaxItemCount,
-                                                   " (0 means the default, ", kDefaultItemCount, ")"));
+    return absl::InvalidArgumentError(absl::StrCat("item_count is ", request.item_count(), "; the limit is ",
+                                                   kMaxItemCount, " (0 means the default, ", kDefaultItemCount, ")"));
   }
   if (!v1::TextProfile_IsValid(request.text_profile())) {
     return absl::InvalidArgumentError(
@@ -25,9 +24,12 @@ absl::Status ValidateRequest(const v1::RecommendRequest& request) {
 
 absl::string_view TextProfileName(v1::TextProfile profile) {
   switch (profile) {
-    case v1::TEXT_PROFILE_REALISTIC: return "realistic";
-    case v1::TEXT_PROFILE_COMPACT: return "compact";
-    default: return "unknown";
+    case v1::TEXT_PROFILE_REALISTIC:
+      return "realistic";
+    case v1::TEXT_PROFILE_COMPACT:
+      return "compact";
+    default:
+      return "unknown";
   }
 }
 

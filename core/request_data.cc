@@ -26,14 +26,16 @@ namespace pb = google::protobuf;
 absl::StatusOr<std::string> ReadFile(const std::string& path) {
   std::ifstream in(path, std::ios::binary);
   if (!in) {
-    return absl::InvalidArgumentError(absl::StrCat("--data_file ", path, ": cannot read it (", std::strerror(errno), ")"));
+    return absl::InvalidArgumentError(
+        absl::StrCat("--data_file ", path, ": cannot read it (", std::strerror(errno), ")"));
   }
   std::ostringstream bytes;
   bytes << in.rdbuf();
   return bytes.str();
 }
 
-absl::StatusOr<std::string> SerializedJson(const pb::Message& prototype, absl::string_view json, absl::string_view source) {
+absl::StatusOr<std::string> SerializedJson(const pb::Message& prototype, absl::string_view json,
+                                           absl::string_view source) {
   absl::StatusOr<std::unique_ptr<pb::Message>> message = ParseJsonMessage(prototype, json, source);
   if (!message.ok()) return message.status();
   return (*message)->SerializeAsString();

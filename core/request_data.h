@@ -35,9 +35,9 @@ namespace reco {
 struct RequestData {
   enum class Format { kJson, kBinary };  // how --data_file is read (--data_format)
 
-  std::optional<std::string> json;       // --data
-  std::optional<std::string> file;       // --data_file
-  Format format = Format::kJson;         // --data_format
+  std::optional<std::string> json;  // --data
+  std::optional<std::string> file;  // --data_file
+  Format format = Format::kJson;    // --data_format
 };
 
 // --data_format's value: "json" or "binary".

@@ -87,8 +87,9 @@ TEST(SerializedRequests, JsonLinesNameTheBadLine) {
   const std::string path = testing::FreshTestFolder() + "/requests.jsonl";
   testing::WriteTestFile(path, "{\"post_count\": 1}\n\n{\"post_count\": 2}\n{\"postcount\": 3}\n");
   EXPECT_EQ(SerializedRequests(kType, File(path)).status().message(),
-            "--data_file " + path + " line 4: field \"postcount\" is not a field of feed.v1.FeedRequest "
-            "(fields: user_id, post_count, long_text, page_size)");
+            "--data_file " + path +
+                " line 4: field \"postcount\" is not a field of feed.v1.FeedRequest "
+                "(fields: user_id, post_count, long_text, page_size)");
   testing::WriteTestFile(path, "{\"post_count\": 1}\n{\"post_count\": 2,,}\n");
   EXPECT_THAT(std::string(SerializedRequests(kType, File(path)).status().message()),
               HasSubstr("--data_file " + path + " line 2: not valid JSON"));
@@ -120,8 +121,9 @@ TEST(SerializedRequests, BinaryFileOfAnotherTypeOrNoneIsRefused) {
   other.add_posts();  // field 2 as a message: a wire type FeedRequest's field 2 (uint32) cannot take
   testing::WriteTestFile(dir + "/other.bin", other.SerializeAsString());
   EXPECT_EQ(SerializedRequests(kType, File(dir + "/other.bin", RequestData::Format::kBinary)).status().message(),
-            "--data_file " + dir + "/other.bin (--data_format binary): field number 2 is not a field of "
-            "feed.v1.FeedRequest (serialized from another type?)");
+            "--data_file " + dir +
+                "/other.bin (--data_format binary): field number 2 is not a field of "
+                "feed.v1.FeedRequest (serialized from another type?)");
   testing::WriteTestFile(dir + "/garbage.bin", std::string("\xff\xff\xff", 3));
   EXPECT_EQ(SerializedRequests(kType, File(dir + "/garbage.bin", RequestData::Format::kBinary)).status().message(),
             "--data_file " + dir + "/garbage.bin (--data_format binary): not a serialized feed.v1.FeedRequest");
@@ -136,7 +138,8 @@ TEST(SerializedRequests, FlagsThatContradictAreRefused) {
   RequestData binary_inline;
   binary_inline.json = "{}";
   binary_inline.format = RequestData::Format::kBinary;
-  EXPECT_THAT(std::string(SerializedRequests(kType, binary_inline).status().message()), HasSubstr("--data_format binary"));
+  EXPECT_THAT(std::string(SerializedRequests(kType, binary_inline).status().message()),
+              HasSubstr("--data_format binary"));
 }
 
 TEST(ParseDataFormat, JsonOrBinary) {

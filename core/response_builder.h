@@ -52,8 +52,8 @@ inline constexpr size_t kSmallStringBytes = 15;
 enum class ItemData { kCopied, kAliased };
 
 // Fills *response (which must be empty: new, Clear()ed or freshly on an arena).
-void BuildResponse(const Catalogue& catalogue, const v1::RecommendRequest& request,
-                   v1::RecommendResponse* response, ItemData item_data = ItemData::kCopied);
+void BuildResponse(const Catalogue& catalogue, const v1::RecommendRequest& request, v1::RecommendResponse* response,
+                   ItemData item_data = ItemData::kCopied);
 
 // BuildResponse for a caller who may stop waiting: asks `stop_requested` before the
 // first item and then every `check_every` items (0 counts as 1). Returns true with the

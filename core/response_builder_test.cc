@@ -30,8 +30,7 @@ std::string BuildIn(MemoryMode mode, const v1::RecommendRequest& request, ItemDa
   return bytes;
 }
 
-class AllModesProduceTheSameBytes
-    : public ::testing::TestWithParam<std::tuple<uint32_t, v1::TextProfile>> {};
+class AllModesProduceTheSameBytes : public ::testing::TestWithParam<std::tuple<uint32_t, v1::TextProfile>> {};
 
 TEST_P(AllModesProduceTheSameBytes, ForEveryMode) {
   auto [items, profile] = GetParam();
@@ -148,10 +147,10 @@ void ForEachString(const v1::RecommendResponse& r, F f) {
   f(r.metadata().model_version());
   f(r.metadata().experiment_bucket());
   for (const v1::Item& item : r.items()) {
-    for (const std::string* s : {&item.item_id(), &item.title(), &item.description(), &item.url(),
-                                 &item.price().currency_code(), &item.image().url(), &item.image().alt_text(),
-                                 &item.seller().seller_id(), &item.seller().display_name(),
-                                 &item.shipping().ships_from(), &item.scores().model_id()}) {
+    for (const std::string* s :
+         {&item.item_id(), &item.title(), &item.description(), &item.url(), &item.price().currency_code(),
+          &item.image().url(), &item.image().alt_text(), &item.seller().seller_id(), &item.seller().display_name(),
+          &item.shipping().ships_from(), &item.scores().model_id()}) {
       f(*s);
     }
     for (const std::string& tag : item.tags()) f(tag);
@@ -180,7 +179,8 @@ TEST(BuildResponseUnlessStoppedTest, NeverStoppedGivesTheSameBytesAndAsksEveryNI
   v1::RecommendResponse plain, checked;
   BuildResponse(DefaultCatalogue(), request, &plain);
   int asked = 0;
-  EXPECT_TRUE(BuildResponseUnlessStopped(DefaultCatalogue(), request, &checked, [&] { return ++asked, false; }, /*check_every=*/16));
+  EXPECT_TRUE(BuildResponseUnlessStopped(
+      DefaultCatalogue(), request, &checked, [&] { return ++asked, false; }, /*check_every=*/16));
   EXPECT_EQ(checked.SerializeAsString(), plain.SerializeAsString());
   EXPECT_EQ(asked, 13);  // before items 0, 16, ..., 192
 }
@@ -188,13 +188,16 @@ TEST(BuildResponseUnlessStoppedTest, NeverStoppedGivesTheSameBytesAndAsksEveryNI
 TEST(BuildResponseUnlessStoppedTest, StopsAtTheFirstCheckThatSaysYes) {
   const v1::RecommendRequest request = Request(200, v1::TEXT_PROFILE_COMPACT);
   v1::RecommendResponse stopped_at_once, stopped_later;
-  EXPECT_FALSE(BuildResponseUnlessStopped(DefaultCatalogue(), request, &stopped_at_once, [] { return true; }, 16));
+  EXPECT_FALSE(BuildResponseUnlessStopped(
+      DefaultCatalogue(), request, &stopped_at_once, [] { return true; }, 16));
   EXPECT_EQ(stopped_at_once.items_size(), 0);
   int asked = 0;
-  EXPECT_FALSE(BuildResponseUnlessStopped(DefaultCatalogue(), request, &stopped_later, [&] { return ++asked == 3; }, 16));
+  EXPECT_FALSE(BuildResponseUnlessStopped(
+      DefaultCatalogue(), request, &stopped_later, [&] { return ++asked == 3; }, 16));
   EXPECT_EQ(stopped_later.items_size(), 32);  // items 0..31 built, stopped before item 32
   v1::RecommendResponse every_item;
-  EXPECT_TRUE(BuildResponseUnlessStopped(DefaultCatalogue(), request, &every_item, [] { return false; }, /*check_every=*/0));
+  EXPECT_TRUE(BuildResponseUnlessStopped(
+      DefaultCatalogue(), request, &every_item, [] { return false; }, /*check_every=*/0));
   EXPECT_EQ(every_item.items_size(), 200);
 }
 
@@ -258,15 +261,15 @@ TEST(AliasedBuildTest, AsksAndStopsAsTheCopyingBuildDoes) {
   auto store = MakeMessageStore(MemoryMode::kArenaPool, {});
   MessageLease lease = store->Acquire();
   int asked = 0;
-  EXPECT_TRUE(BuildResponseUnlessStopped(DefaultCatalogue(), request, lease.response,
-                                         [&] { return ++asked, false; }, 16, ItemData::kAliased));
+  EXPECT_TRUE(BuildResponseUnlessStopped(
+      DefaultCatalogue(), request, lease.response, [&] { return ++asked, false; }, 16, ItemData::kAliased));
   EXPECT_EQ(asked, 13);
   EXPECT_EQ(lease.response->SerializeAsString(), BuildIn(MemoryMode::kHeap, request));
   store->Release(lease);
   lease = store->Acquire();
   asked = 0;
-  EXPECT_FALSE(BuildResponseUnlessStopped(DefaultCatalogue(), request, lease.response,
-                                          [&] { return ++asked == 3; }, 16, ItemData::kAliased));
+  EXPECT_FALSE(BuildResponseUnlessStopped(
+      DefaultCatalogue(), request, lease.response, [&] { return ++asked == 3; }, 16, ItemData::kAliased));
   EXPECT_EQ(lease.response->items_size(), 32);
   store->Release(lease);
 }

@@ -9,8 +9,8 @@
 namespace reco {
 namespace {
 
-using google::protobuf::io::CodedOutputStream;
 using google::protobuf::internal::WireFormatLite;
+using google::protobuf::io::CodedOutputStream;
 
 constexpr int kRelevanceField = v1::RankingScores::kRelevanceFieldNumber;
 constexpr int kPersonalizationField = v1::RankingScores::kPersonalizationFieldNumber;

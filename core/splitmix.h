@@ -39,9 +39,7 @@ class SplitMix64 {
   explicit SplitMix64(uint64_t seed) : state_(seed) {}
   uint64_t Next() { return Mix64(state_ += 0x9e3779b97f4a7c15ULL); }
   // Uniform in [lo, hi].
-  uint32_t Between(uint32_t lo, uint32_t hi) {
-    return lo + static_cast<uint32_t>(Next() % (uint64_t{hi} - lo + 1));
-  }
+  uint32_t Between(uint32_t lo, uint32_t hi) { return lo + static_cast<uint32_t>(Next() % (uint64_t{hi} - lo + 1)); }
   // Uniform in [0, 1).
   float Unit() { return static_cast<float>(Next() >> 40) / static_cast<float>(1 << 24); }
 

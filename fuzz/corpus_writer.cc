@@ -7,11 +7,11 @@
 // in server_call_fuzz.cc's layout: served and unserved paths, streams, metadata).
 // Rerun it when reco.proto changes. Files named found_*.bin are inputs a fuzzer found
 // that failed once, kept as regression seeds; the writer leaves them alone.
+#include <sys/stat.h>
 #include <cstdio>
 #include <cstdlib>
 #include <fstream>
 #include <string>
-#include <sys/stat.h>
 
 #include "absl/flags/flag.h"
 #include "cli/flag_parse.h"
@@ -54,7 +54,10 @@ reco::v1::RecommendRequest Request(const std::string& user, uint32_t items, int 
 // past it, an unknown enum value.
 bool WriteRequestSeeds(const std::string& dir) {
   bool ok = true;
-  struct Seed { const char* name; reco::v1::RecommendRequest request; };
+  struct Seed {
+    const char* name;
+    reco::v1::RecommendRequest request;
+  };
   const Seed seeds[] = {
       {"empty", {}},  // item_count 0: the default 200
       {"realistic_5", Request("user-1", 5, 0, 42)},
@@ -96,7 +99,12 @@ bool WriteResponseSeeds(const std::string& dir) {
 bool WriteCallSeeds(const std::string& dir) {
   bool ok = true;
   const std::string recommend = Request("user-6", 5, 1, 44).SerializeAsString();
-  struct CallSeed { const char* name; char server; char shape; std::string path, metadata, message; };
+  struct CallSeed {
+    const char* name;
+    char server;
+    char shape;
+    std::string path, metadata, message;
+  };
   const CallSeed calls[] = {
       {"recommend_heap", ServerIndex("heap"), 0, "/reco.v1.Recommender/Recommend", "", recommend},
       {"recommend_fragments_stream_2", ServerIndex("fragments"), 3, "/reco.v1.Recommender/Recommend", "", recommend},
@@ -118,8 +126,8 @@ bool WriteCallSeeds(const std::string& dir) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  std::vector<char*> rest = reco::ParseFlagsOrExit2(argc, argv, "fuzz_corpus_writer",
-                                                     "Writes the fuzzers' seed corpus.\n  fuzz_corpus_writer --out=fuzz/corpus");
+  std::vector<char*> rest = reco::ParseFlagsOrExit2(
+      argc, argv, "fuzz_corpus_writer", "Writes the fuzzers' seed corpus.\n  fuzz_corpus_writer --out=fuzz/corpus");
   if (rest.size() > 1) {
     std::fprintf(stderr, "fuzz_corpus_writer: unexpected argument '%s' (see --help)\n", rest[1]);
     return reco::kBadFlagsExit;

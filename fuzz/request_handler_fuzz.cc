@@ -69,7 +69,8 @@ Outcome HandleOnce(reco::MessageStore& store, const uint8_t* data, size_t size) 
     absl::Status status = reco::ValidateRequest(*lease.request);
     out.valid = status.ok();
     if (!out.valid) {
-      if (status.code() != absl::StatusCode::kInvalidArgument) Fail("refusal is not INVALID_ARGUMENT", status.ToString());
+      if (status.code() != absl::StatusCode::kInvalidArgument)
+        Fail("refusal is not INVALID_ARGUMENT", status.ToString());
       std::string message(status.message());
       if (message.find("item_count") == std::string::npos && message.find("text_profile") == std::string::npos) {
         Fail("refusal does not name the field", message);
@@ -79,7 +80,8 @@ Outcome HandleOnce(reco::MessageStore& store, const uint8_t* data, size_t size) 
         lease.request->set_item_count(1 + lease.request->item_count() % kMaxFuzzItems);
       }
       reco::BuildResponse(reco::DefaultCatalogue(), *lease.request, lease.response);
-      if (!lease.response->SerializeToString(&out.bytes)) Fail("serialize failed", std::string(reco::MemoryModeName(store.mode())));
+      if (!lease.response->SerializeToString(&out.bytes))
+        Fail("serialize failed", std::string(reco::MemoryModeName(store.mode())));
       if (static_cast<uint32_t>(lease.response->items_size()) != reco::EffectiveItemCount(*lease.request)) {
         Fail("wrong item count", std::string(reco::MemoryModeName(store.mode())));
       }

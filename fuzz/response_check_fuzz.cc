@@ -22,9 +22,9 @@
 #include <vector>
 
 #include "client/request_set.h"
+#include "google/protobuf/stubs/logging.h"
 #include "grpcpp/support/byte_buffer.h"
 #include "grpcpp/support/slice.h"
-#include "google/protobuf/stubs/logging.h"
 #include "proto/reco.pb.h"
 
 namespace {

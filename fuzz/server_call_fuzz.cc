@@ -102,8 +102,8 @@ struct Call {
 
 // What a caller may add as metadata through a gRPC client.
 bool ClientMayAdd(absl::string_view key, absl::string_view value) {
-  if (key.empty() || absl::StartsWith(key, "grpc-") || key == "te" || key == "content-type" ||
-      key == "user-agent" || key == "host") {
+  if (key.empty() || absl::StartsWith(key, "grpc-") || key == "te" || key == "content-type" || key == "user-agent" ||
+      key == "host") {
     return false;
   }
   for (char c : key) {
@@ -230,7 +230,8 @@ void ExpectServing(grpc::Channel* channel, const std::string& mode, const std::s
   cq.Shutdown();
   while (cq.Next(&tag, &ok)) {
   }
-  if (!status.ok()) Fail("the server no longer serves Recommend", absl::StrCat(mode, " after ", after, ": ", status.error_message()));
+  if (!status.ok())
+    Fail("the server no longer serves Recommend", absl::StrCat(mode, " after ", after, ": ", status.error_message()));
   if (!reply.Valid()) Fail("reply unreadable", mode);
   const std::string expected = reco::BuildResponseBytes(*reco::Catalogue::Shared({1, 1000}),
                                                         mode == "ceiling" ? reco::DefaultCeilingRequest() : probe);

@@ -57,15 +57,13 @@ void AppendBest(int candidate_count, int keep, const Fill& fill, const Score& sc
   if (candidate_count <= 0 || keep <= 0) return;
   google::protobuf::Arena scratch;
   // The candidate list itself is on the scratch arena too: no heap vector.
-  auto* candidates =
-      google::protobuf::Arena::CreateMessage<google::protobuf::RepeatedPtrField<Message>>(&scratch);
+  auto* candidates = google::protobuf::Arena::CreateMessage<google::protobuf::RepeatedPtrField<Message>>(&scratch);
   candidates->Reserve(candidate_count);
   for (int i = 0; i < candidate_count; ++i) fill(i, candidates->Add());
 
   keep = std::min(keep, candidate_count);
   // Sorts the element pointers, not the messages: no copy while ranking.
-  std::partial_sort(candidates->pointer_begin(), candidates->pointer_begin() + keep,
-                    candidates->pointer_end(),
+  std::partial_sort(candidates->pointer_begin(), candidates->pointer_begin() + keep, candidates->pointer_end(),
                     [&](const Message* a, const Message* b) { return score(*a) > score(*b); });
   out->Reserve(out->size() + keep);
   // The deliberate copy: `scratch` and every candidate die when this function returns.

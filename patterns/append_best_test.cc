@@ -20,10 +20,10 @@
 namespace reco::patterns {
 namespace {
 
-using google::protobuf::Arena;
 using feed::v1::FeedMetadata;
 using feed::v1::FeedResponse;
 using feed::v1::Post;
+using google::protobuf::Arena;
 using testing::MallocCounter;
 using testing::MallocCounts;
 
@@ -44,8 +44,9 @@ void FillPost(Post* post, const char* title) {
 // AppendBest for posts, ranked by scores().relevance.
 void AppendMostRelevant(int candidate_count, int keep, const std::function<void(int, Post*)>& fill,
                         FeedResponse* response) {
-  AppendBest<Post>(candidate_count, keep, fill, [](const Post& post) { return post.scores().relevance(); },
-                   response->mutable_posts());
+  AppendBest<Post>(
+      candidate_count, keep, fill, [](const Post& post) { return post.scores().relevance(); },
+      response->mutable_posts());
 }
 
 MallocCounts Since(const MallocCounts& before) { return MallocCounter::ThisThread() - before; }
@@ -56,12 +57,13 @@ TEST(TemporaryArenaTest, AppendBestCopiesTheWinnersAndLeavesNothingBehind) {
   constexpr int kCandidates = 100;
   constexpr int kKeep = 5;
   MallocCounts before = MallocCounter::ThisThread();
-  AppendMostRelevant(kCandidates, kKeep,
-                     [](int i, Post* post) {
-                       FillPost(post, kLongTitle);
-                       post->mutable_scores()->set_relevance(static_cast<float>((i * 37) % kCandidates));
-                     },
-                     response);
+  AppendMostRelevant(
+      kCandidates, kKeep,
+      [](int i, Post* post) {
+        FillPost(post, kLongTitle);
+        post->mutable_scores()->set_relevance(static_cast<float>((i * 37) % kCandidates));
+      },
+      response);
   MallocCounts used = Since(before);
 
   ASSERT_EQ(response->posts_size(), kKeep);

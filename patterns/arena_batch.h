@@ -73,8 +73,8 @@ class ArenaBatch {
       auto* record = google::protobuf::Arena::CreateMessage<Record>(arena);
       if (!record->ParseFromString(serialized[i])) {
         arena->Reset();
-        return absl::InvalidArgumentError(absl::StrCat("record ", i, " of ", serialized.size(),
-                                                       " is not a valid ", Record::descriptor()->full_name()));
+        return absl::InvalidArgumentError(absl::StrCat("record ", i, " of ", serialized.size(), " is not a valid ",
+                                                       Record::descriptor()->full_name()));
       }
       visit(static_cast<const Record&>(*record), arena);
       // `record` and everything on the arena die here.

@@ -40,8 +40,7 @@ struct PerRecord {
   std::vector<uintptr_t> addresses;  // where each record was built (never dereferenced)
 };
 
-PerRecord RunBatch(ArenaBatch<FeedResponse>* batch, const std::vector<std::string>& records,
-              ArenaBatchStats* stats) {
+PerRecord RunBatch(ArenaBatch<FeedResponse>* batch, const std::vector<std::string>& records, ArenaBatchStats* stats) {
   PerRecord out;
   out.deltas.reserve(records.size());  // no vector growth inside the measured window
   out.addresses.reserve(records.size());
@@ -87,8 +86,8 @@ TEST(ArenaBatchTest, TooSmallABlockMallocsAndResetFreesTheOverflowEveryRecord) {
   const MallocCounts first = per_record.deltas.front();
   EXPECT_GT(first.allocs, 0u);
   for (const MallocCounts& d : per_record.deltas) {
-    EXPECT_EQ(d, first);               // steady state: the same blocks every record
-    EXPECT_EQ(d.frees, d.allocs);      // Reset() freed every overflow block
+    EXPECT_EQ(d, first);           // steady state: the same blocks every record
+    EXPECT_EQ(d.frees, d.allocs);  // Reset() freed every overflow block
   }
   // Reset() returned the initial block plus exactly the bytes those mallocs asked for.
   EXPECT_EQ(stats.peak_arena_bytes, kBlock + first.bytes);

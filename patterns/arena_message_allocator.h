@@ -55,8 +55,9 @@ class ArenaMessageAllocator final : public grpc::MessageAllocator<Request, Respo
   // typical response (256 KiB here) makes it one.
   explicit ArenaMessageAllocator(google::protobuf::ArenaOptions options = {}) : options_(options) {
     if (options_.initial_block != nullptr) {  // a programming error, in every build type
-      std::fprintf(stderr, "ArenaMessageAllocator: ArenaOptions.initial_block must be null: "
-                           "one block cannot serve concurrent RPCs\n");
+      std::fprintf(stderr,
+                   "ArenaMessageAllocator: ArenaOptions.initial_block must be null: "
+                   "one block cannot serve concurrent RPCs\n");
       std::abort();
     }
   }

@@ -184,10 +184,10 @@ TEST(ArenaMessageAllocatorTest, FirstBlockSizedForTheResponseMakesOneBlock) {
   EXPECT_EQ(with_defaults.allocs, 28u);  // the holder and 27 blocks
   // Every malloc but the holder is one of the arena's blocks.
   EXPECT_EQ(with_defaults.bytes, sizeof(Allocator::Holder) + arena_bytes);
-  std::printf("200-post short-text reply on the RPC's arena: %llu mallocs with a 256 KiB first block, "
-              "%llu with default ArenaOptions\n",
-              static_cast<unsigned long long>(with_sized_block.allocs),
-              static_cast<unsigned long long>(with_defaults.allocs));
+  std::printf(
+      "200-post short-text reply on the RPC's arena: %llu mallocs with a 256 KiB first block, "
+      "%llu with default ArenaOptions\n",
+      static_cast<unsigned long long>(with_sized_block.allocs), static_cast<unsigned long long>(with_defaults.allocs));
 }
 
 // A shared initial block would be handed to concurrent RPCs: refused loudly, even in

@@ -71,8 +71,8 @@
 #include <grpcpp/support/server_callback.h>
 #include <grpcpp/support/status.h>
 
-#include "google/protobuf/arena.h"
 #include "block_arena.h"
+#include "google/protobuf/arena.h"
 #include "idle_pool.h"
 
 namespace reco::patterns {

@@ -253,8 +253,8 @@ TEST(StartWriteLifetimeTest, APageStartedBeforeTheReactorIsBoundIsReadAfterStart
   TestServer server(&service);
   std::vector<FeedResponse> pages;
   ASSERT_TRUE(server.Read(Request(0, 1), &pages).ok());
-  EXPECT_EQ(RequestIds(pages), (std::vector<std::string>{"first changed after StartWrite returned",
-                                                          "second as written"}));
+  EXPECT_EQ(RequestIds(pages),
+            (std::vector<std::string>{"first changed after StartWrite returned", "second as written"}));
 }
 
 // With a server interceptor that calls Proceed() after StartWrite returned (as an
@@ -270,7 +270,7 @@ TEST(StartWriteLifetimeTest, UnderAnInterceptorThatProceedsLaterEveryPageIsReadA
   std::vector<FeedResponse> pages;
   ASSERT_TRUE(server.Read(Request(0, 1), &pages).ok());
   EXPECT_EQ(RequestIds(pages), (std::vector<std::string>{"first changed after StartWrite returned",
-                                                          "second changed after StartWrite returned"}));
+                                                         "second changed after StartWrite returned"}));
   EXPECT_EQ(parking.objects_seen(), 2);
   EXPECT_EQ(parking.bytes_only_seen(), 0);
 }

@@ -166,8 +166,7 @@ class ServingQueue {
     last_take_ = now;
     void* tag = nullptr;
     bool ok = false;
-    while (cq_->AsyncNext(&tag, &ok, std::chrono::system_clock::time_point()) ==
-           grpc::CompletionQueue::GOT_EVENT) {
+    while (cq_->AsyncNext(&tag, &ok, std::chrono::system_clock::time_point()) == grpc::CompletionQueue::GOT_EVENT) {
       static_cast<AsyncTag*>(tag)->Notice(ok);
       kept_.emplace_back(static_cast<AsyncTag*>(tag), ok);
     }
@@ -243,7 +242,7 @@ namespace async_arena_call_internal {
 struct RunningCall {
   ServingQueue* queue;
   grpc::ServerContext* context;
-  const bool* done;  // AsyncNotifyWhenDone's tag came back
+  const bool* done;    // AsyncNotifyWhenDone's tag came back
   bool asked = false;  // AsyncCallCancelled() was called for it
 };
 inline thread_local RunningCall* running_call = nullptr;
@@ -319,13 +318,12 @@ class AsyncArenaMethod {
         Unref();
         return;
       }
-      ++refs_;  // a call came: its done tag will come back too, once
+      ++refs_;               // a call came: its done tag will come back too, once
       method_->Arm(queue_);  // the next call, before this one's work (as the greeter)
       finishing_ = true;
       const grpc::Status status = RunHandler();
-      const bool finishing = queue_->Request([&](grpc::ServerCompletionQueue*) {
-        responder_.Finish(*messages_->response(), status, this);
-      });
+      const bool finishing = queue_->Request(
+          [&](grpc::ServerCompletionQueue*) { responder_.Finish(*messages_->response(), status, this); });
       // The arena stays ours until this tag comes back (see "When the arena may be
       // reset" above). Not finishing: the queue is shut down, so the server's
       // Shutdown() has returned and cancelled the call; only its done tag will come.

@@ -347,7 +347,8 @@ TEST(AsyncArenaCallServerTest, AHandlerSeesItsClientLeaveWhileItBuilds) {
   std::unique_ptr<grpc::Server> server = builder.BuildAndStart();
   ASSERT_NE(server, nullptr);
   threads.Start([&](ServingQueue* queue) { get_feed.Arm(queue); });
-  auto stub = Feed::NewStub(grpc::CreateChannel("127.0.0.1:" + std::to_string(port), grpc::InsecureChannelCredentials()));
+  auto stub =
+      Feed::NewStub(grpc::CreateChannel("127.0.0.1:" + std::to_string(port), grpc::InsecureChannelCredentials()));
 
   grpc::ClientContext leaving;
   FeedRequest leaves = RequestFor(1);
@@ -387,8 +388,9 @@ TEST(AsyncArenaCallServerTest, AHandlerSeesItsClientLeaveWhileItBuilds) {
 // control (clobbered before Finish) shows the clobber does reach a reply this test can
 // see. The reason, in grpcpp/support/async_unary_call.h (1.51): Finish hands the reply
 // to CallOpSendMessage::SendMessage, which serializes on the spot, not to
-// SendMessagePtr, which keeps the pointer for later. async_arena_call.h still waits for the tag, the documented contract; if this
-// test fails after a gRPC upgrade, that wait is what keeps the pattern right.
+// SendMessagePtr, which keeps the pointer for later. async_arena_call.h still waits
+// for the tag, the documented contract; if this test fails after a gRPC upgrade,
+// that wait is what keeps the pattern right.
 class FinishSerializationTest : public ::testing::Test {
  protected:
   // What happened to one call, clobbered before or after Finish.
@@ -421,8 +423,8 @@ class FinishSerializationTest : public ::testing::Test {
 
     grpc::Status client_status;
     std::thread client([&] {
-      auto stub = Feed::NewStub(
-          grpc::CreateChannel("127.0.0.1:" + std::to_string(port), grpc::InsecureChannelCredentials()));
+      auto stub =
+          Feed::NewStub(grpc::CreateChannel("127.0.0.1:" + std::to_string(port), grpc::InsecureChannelCredentials()));
       grpc::ClientContext client_context;
       client_context.set_deadline(In(30));
       client_status = stub->GetFeed(&client_context, RequestFor(1), &out.received);
@@ -476,9 +478,9 @@ TEST_F(FinishSerializationTest, FinishHasSerializedTheReplyWhenItReturns) {
   WarmUpProcess();
   const Outcome out = Serve(/*clobber_before_finish=*/false);
   EXPECT_TRUE(out.clobber_at_same_address);
-  EXPECT_EQ(out.cached_size_before, 0);  // nothing had sized the reply before Finish
+  EXPECT_EQ(out.cached_size_before, 0);                                     // nothing had sized the reply before Finish
   EXPECT_EQ(out.cached_size_after, static_cast<int>(out.serialized_size));  // Finish did
-  EXPECT_GE(out.finish_cost.bytes, out.serialized_size);  // and took a buffer for it, here
+  EXPECT_GE(out.finish_cost.bytes, out.serialized_size);                    // and took a buffer for it, here
   ExpectSame(out.received, RequestFor(1), "the reply clobbered after Finish returned");
   std::printf("Finish: %zu-byte reply; on the calling thread %llu mallocs, %llu bytes\n", out.serialized_size,
               static_cast<unsigned long long>(out.finish_cost.allocs),

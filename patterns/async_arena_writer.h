@@ -72,8 +72,8 @@
 #include <grpcpp/support/async_stream.h>
 #include <grpcpp/support/status.h>
 
-#include "google/protobuf/arena.h"
 #include "block_arena.h"
+#include "google/protobuf/arena.h"
 #include "idle_pool.h"
 
 namespace reco::patterns {

@@ -8,9 +8,9 @@
 #include <thread>
 #include <vector>
 
-#include "testing/malloc_counter.h"
-#include "gtest/gtest.h"
 #include "feed.pb.h"
+#include "gtest/gtest.h"
+#include "testing/malloc_counter.h"
 
 namespace reco::patterns {
 namespace {
@@ -105,7 +105,11 @@ TEST(MessagePoolTest, PooledCycleSavesThePostAndStringMallocs) {
   constexpr int kPosts = 200;
   MessagePool<FeedResponse> pool(1);
   pool.Release(pool.Acquire());  // warm: the pool holds one message
-  { auto warm = pool.Acquire(); Fill(warm.get(), kPosts); pool.Release(std::move(warm)); }
+  {
+    auto warm = pool.Acquire();
+    Fill(warm.get(), kPosts);
+    pool.Release(std::move(warm));
+  }
 
   MallocCounts before = MallocCounter::ThisThread();
   auto pooled = pool.Acquire();
@@ -124,8 +128,7 @@ TEST(MessagePoolTest, PooledCycleSavesThePostAndStringMallocs) {
   EXPECT_EQ(fresh_cost.allocs, 1u + kMallocsPerFreshResponse + kPosts * kMallocsPerFreshPost);
   EXPECT_EQ(fresh_cost.frees, fresh_cost.allocs);
   std::printf("200-post cycle: pooled %llu mallocs, fresh %llu mallocs\n",
-              static_cast<unsigned long long>(pooled_cost.allocs),
-              static_cast<unsigned long long>(fresh_cost.allocs));
+              static_cast<unsigned long long>(pooled_cost.allocs), static_cast<unsigned long long>(fresh_cost.allocs));
 }
 
 TEST(MessagePoolTest, KeepsAtMostMaxIdle) {

@@ -18,13 +18,13 @@
 namespace reco::patterns {
 namespace {
 
-using google::protobuf::Arena;
 using feed::v1::Post;
+using google::protobuf::Arena;
 using testing::MallocCounter;
 using testing::MallocCounts;
 
-constexpr char k15Bytes[] = "fifteen-bytes!!";    // fits libstdc++'s small-string buffer
-constexpr char k16Bytes[] = "sixteen-bytes!!!";   // one byte too many
+constexpr char k15Bytes[] = "fifteen-bytes!!";                      // fits libstdc++'s small-string buffer
+constexpr char k16Bytes[] = "sixteen-bytes!!!";                     // one byte too many
 constexpr char kLongTitle[] = "a title longer than fifteen bytes";  // 33 bytes
 
 using testing::RoomyArena;
@@ -62,8 +62,7 @@ TEST(PitfallsTest, CreateBuildsTheMessageWithoutTheArena) {
   EXPECT_EQ(wrong_cost.allocs, 6u);
   EXPECT_EQ(right_cost.allocs, 0u);
   std::printf("Create<Post>: %llu mallocs, CreateMessage<Post>: %llu\n",
-              static_cast<unsigned long long>(wrong_cost.allocs),
-              static_cast<unsigned long long>(right_cost.allocs));
+              static_cast<unsigned long long>(wrong_cost.allocs), static_cast<unsigned long long>(right_cost.allocs));
 }
 
 // The std::string object is on the arena, its characters are not once they exceed
@@ -106,13 +105,12 @@ TEST(PitfallsTest, SetFromCharPointerBuildsATemporaryString) {
   MallocCounts via_assign = Since(before);
 
   EXPECT_EQ(a->title(), b->title());
-  EXPECT_EQ(via_set.allocs, 2u);   // the temporary, then the field's own copy
-  EXPECT_EQ(via_set.frees, 1u);    // the temporary
+  EXPECT_EQ(via_set.allocs, 2u);  // the temporary, then the field's own copy
+  EXPECT_EQ(via_set.frees, 1u);   // the temporary
   EXPECT_EQ(via_assign.allocs, 1u);
   EXPECT_EQ(via_assign.frees, 0u);
   std::printf("set_title(const char*): %llu mallocs, mutable_title()->assign: %llu\n",
-              static_cast<unsigned long long>(via_set.allocs),
-              static_cast<unsigned long long>(via_assign.allocs));
+              static_cast<unsigned long long>(via_set.allocs), static_cast<unsigned long long>(via_assign.allocs));
 }
 
 // Allocation on an Arena is thread-safe: threads may CreateMessage on one arena at

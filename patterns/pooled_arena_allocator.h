@@ -59,9 +59,9 @@
 #include <memory>
 #include <optional>
 
+#include "block_arena.h"
 #include "google/protobuf/arena.h"
 #include "grpcpp/support/message_allocator.h"
-#include "block_arena.h"
 #include "idle_pool.h"
 
 namespace reco::patterns {

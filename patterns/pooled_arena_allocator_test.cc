@@ -153,7 +153,7 @@ TEST(PooledArenaAllocatorTest, AResponseLargerThanTheBlockSpillsAndReleaseFreesT
   PooledArenaOptions options;
   options.initial_block_bytes = 16 * 1024;  // far too small for 200 posts
   Allocator allocator(options);
-  allocator.AllocateMessages()->Release();  // make the pooled arena
+  allocator.AllocateMessages()->Release();          // make the pooled arena
   const FeedRequest& request = ShortTextRequest();  // its warm-up is not counted
   MallocCounts before = MallocCounter::ThisThread();
   Holder* holder = allocator.AllocateMessages();

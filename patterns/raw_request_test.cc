@@ -108,7 +108,6 @@ class RawRequestServerTest : public ::testing::Test {
     return testing::CallRawUnary(channel_.get(), "/feed.v1.Feed/GetFeed", request_bytes, reply);
   }
 
-
   RawFeed service_;
   std::unique_ptr<grpc::Server> server_;
   std::shared_ptr<grpc::Channel> channel_;

@@ -15,11 +15,10 @@
 
 #include "absl/flags/flag.h"
 #include "absl/flags/parse.h"
-#include "google/protobuf/arena.h"
 #include "feed.pb.h"
+#include "google/protobuf/arena.h"
 
-ABSL_FLAG(bool, overflow, false,
-          "use a 1 KiB initial block so that the stale message lives in an overflow block");
+ABSL_FLAG(bool, overflow, false, "use a 1 KiB initial block so that the stale message lives in an overflow block");
 
 int main(int argc, char** argv) {
   absl::ParseCommandLine(argc, argv);

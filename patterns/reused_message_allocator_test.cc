@@ -6,9 +6,9 @@
 
 #include <vector>
 
-#include "testing/feed_builder.h"
-#include "gtest/gtest.h"
 #include "feed.pb.h"
+#include "gtest/gtest.h"
+#include "testing/feed_builder.h"
 
 namespace reco::patterns {
 namespace {

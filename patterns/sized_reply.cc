@@ -11,8 +11,8 @@
 namespace reco::patterns {
 namespace {
 
-using google::protobuf::io::CodedOutputStream;
 using google::protobuf::internal::WireFormatLite;
+using google::protobuf::io::CodedOutputStream;
 
 uint32_t LengthDelimitedTag(uint32_t field_number) {
   return WireFormatLite::MakeTag(static_cast<int>(field_number), WireFormatLite::WIRETYPE_LENGTH_DELIMITED);
@@ -32,8 +32,8 @@ SizedReply::~SizedReply() {
 }
 
 size_t SizedReply::LengthDelimitedFieldSize(uint32_t field_number, size_t length) {
-  return CodedOutputStream::VarintSize32(LengthDelimitedTag(field_number)) +
-         CodedOutputStream::VarintSize64(length) + length;
+  return CodedOutputStream::VarintSize32(LengthDelimitedTag(field_number)) + CodedOutputStream::VarintSize64(length) +
+         length;
 }
 
 uint8_t* SizedReply::Take(size_t n) {

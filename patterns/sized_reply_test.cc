@@ -33,7 +33,8 @@ FeedResponse Built(int posts) {
 // The reply written the way a handler would: every post a fragment, metadata a message.
 size_t SizeOf(const FeedResponse& r, const std::vector<std::string>& posts) {
   size_t size = SizedReply::LengthDelimitedFieldSize(FeedResponse::kRequestIdFieldNumber, r.request_id().size());
-  for (const std::string& p : posts) size += SizedReply::LengthDelimitedFieldSize(FeedResponse::kPostsFieldNumber, p.size());
+  for (const std::string& p : posts)
+    size += SizedReply::LengthDelimitedFieldSize(FeedResponse::kPostsFieldNumber, p.size());
   return size + SizedReply::LengthDelimitedFieldSize(FeedResponse::kMetadataFieldNumber, r.metadata().ByteSizeLong());
 }
 void Write(const FeedResponse& r, const std::vector<std::string>& posts, SizedReply* reply) {

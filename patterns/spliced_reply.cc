@@ -11,8 +11,8 @@
 namespace reco::patterns {
 namespace {
 
-using google::protobuf::io::CodedOutputStream;
 using google::protobuf::internal::WireFormatLite;
+using google::protobuf::io::CodedOutputStream;
 
 uint32_t LengthDelimitedTag(uint32_t field_number) {
   return WireFormatLite::MakeTag(static_cast<int>(field_number), WireFormatLite::WIRETYPE_LENGTH_DELIMITED);
@@ -49,8 +49,8 @@ void SplicedReply::AppendBytes(absl::string_view bytes) {
 }
 
 size_t SplicedReply::LengthDelimitedFieldSize(uint32_t field_number, size_t length) {
-  return CodedOutputStream::VarintSize32(LengthDelimitedTag(field_number)) +
-         CodedOutputStream::VarintSize64(length) + length;
+  return CodedOutputStream::VarintSize32(LengthDelimitedTag(field_number)) + CodedOutputStream::VarintSize64(length) +
+         length;
 }
 
 void SplicedReply::AppendLengthDelimitedHeader(uint32_t field_number, size_t length) {
@@ -108,7 +108,7 @@ void SplicedReply::Finish(grpc::ByteBuffer* out) {
   }
   grpc::ByteBuffer reply(slices_.data(), slices_.size());
   out->Swap(&reply);  // not operator=, which would copy the slice array
-  slices_.clear();  // drops this object's references; the ByteBuffer holds its own
+  slices_.clear();    // drops this object's references; the ByteBuffer holds its own
 }
 
 }  // namespace reco::patterns

@@ -71,8 +71,7 @@ class SplicedReply {
   static constexpr size_t kDefaultCopyFragmentsBelow = 4096;
   // Clear() frees scratch larger than this rather than keeping it for the next reply.
   static constexpr size_t kMaxKeptScratchBytes = 1 << 20;
-  explicit SplicedReply(size_t copy_fragments_below = kDefaultCopyFragmentsBelow)
-      : copy_below_(copy_fragments_below) {}
+  explicit SplicedReply(size_t copy_fragments_below = kDefaultCopyFragmentsBelow) : copy_below_(copy_fragments_below) {}
 
   // Forgets the reply; keeps the buffers' capacity up to kMaxKeptScratchBytes.
   void Clear();
@@ -97,8 +96,8 @@ class SplicedReply {
   static size_t LengthDelimitedFieldSize(uint32_t field_number, size_t length);
 
   size_t size() const { return size_; }  // wire bytes so far
-  size_t referenced_fragments() const;  // slices Finish() will point at fragments
-  size_t scratch_bytes() const {        // what this object holds between replies
+  size_t referenced_fragments() const;   // slices Finish() will point at fragments
+  size_t scratch_bytes() const {         // what this object holds between replies
     return copied_.capacity() + pieces_.capacity() * sizeof(Piece) + slices_.capacity() * sizeof(grpc::Slice);
   }
 

@@ -177,9 +177,8 @@ TEST(SplicedReplyTest, ASteadyStateSpliceAllocatesNothingAndFinishAFewTimes) {
   // to 101 slices (inline 8, then doubling) -- a handful, whatever the reply's bytes.
   EXPECT_GE(finished.allocs, 3u);
   EXPECT_LE(finished.allocs, 10u);
-  std::printf("50 posts, %zu bytes: splice %llu allocs, Finish %llu allocs\n",
-              reply.size(), static_cast<unsigned long long>(spliced.allocs),
-              static_cast<unsigned long long>(finished.allocs));
+  std::printf("50 posts, %zu bytes: splice %llu allocs, Finish %llu allocs\n", reply.size(),
+              static_cast<unsigned long long>(spliced.allocs), static_cast<unsigned long long>(finished.allocs));
 }
 
 TEST(SplicedReplyTest, AHugeReplyDoesNotStayInTheScratch) {

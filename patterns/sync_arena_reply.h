@@ -100,9 +100,9 @@
 #include <grpcpp/support/slice.h>
 #include <grpcpp/support/status.h>
 
+#include "block_arena.h"
 #include "google/protobuf/arena.h"
 #include "google/protobuf/message_lite.h"
-#include "block_arena.h"
 #include "idle_pool.h"
 #include "raw_request.h"
 
@@ -159,8 +159,7 @@ class SyncArenaReplies {
   };
 
  public:
-  explicit SyncArenaReplies(SyncArenaRepliesOptions options = {})
-      : options_(options), idle_(options.max_arenas) {}
+  explicit SyncArenaReplies(SyncArenaRepliesOptions options = {}) : options_(options), idle_(options.max_arenas) {}
 
   // One call's arena, from Begin() to the end of the handler. At its end the arena is
   // Reset (whatever was built on it dies) and goes back to the pool.

@@ -173,7 +173,7 @@ ReplyWork TypedCall(const FeedRequest& request, std::string* sent_bytes) {
   std::optional<FeedResponse> response;
   std::optional<grpc::ByteBuffer> sent;
   MallocCounts before = MallocCounter::ThisThread();
-  response.emplace();                    // gRPC's per-call response
+  response.emplace();                      // gRPC's per-call response
   testing::FillFeed(request, &*response);  // the handler
   work.build = Since(before);
   before = MallocCounter::ThisThread();
@@ -386,7 +386,6 @@ class Served {
   grpc::Status CallRaw(const std::optional<std::string>& request_bytes, std::string* reply) {
     return testing::CallRawUnary(channel_.get(), "/feed.v1.Feed/GetFeed", request_bytes, reply);
   }
-
 
  private:
   std::unique_ptr<grpc::Server> server_;

@@ -112,8 +112,8 @@ size_t WorkCall(char option, SyncArenaReplies& replies, const grpc::ByteBuffer& 
     if (!grpc::SerializationTraits<FeedResponse>::Serialize(response, &sent, &own).ok()) std::abort();
   } else {
     grpc::ByteBuffer response;  // gRPC's per-call response bytes
-    grpc::Status status = option == 'c' ? ArenaHandler(replies, request_bytes, &response)
-                                        : ReusedHandler(request_bytes, &response);
+    grpc::Status status =
+        option == 'c' ? ArenaHandler(replies, request_bytes, &response) : ReusedHandler(request_bytes, &response);
     if (!status.ok()) std::abort();
     if (!grpc::SerializationTraits<grpc::ByteBuffer>::Serialize(response, &sent, &own).ok()) std::abort();
   }
@@ -246,8 +246,8 @@ int Main() {
   const clockid_t clock = mode == "work" ? CLOCK_THREAD_CPUTIME_ID : CLOCK_PROCESS_CPUTIME_ID;
   auto run = [&](size_t i, int calls) {
     for (int k = 0; k < calls; ++k) {
-      const size_t sent = mode == "work" ? WorkCall(options[i], replies, request_bytes)
-                                         : ServerCall(targets[i], request_bytes);
+      const size_t sent =
+          mode == "work" ? WorkCall(options[i], replies, request_bytes) : ServerCall(targets[i], request_bytes);
       if (sent != expected_bytes) std::abort();
     }
   };

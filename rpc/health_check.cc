@@ -44,27 +44,31 @@ absl::StatusOr<HealthStatus> DecodeResponse(const std::string& bytes) {
 
 absl::string_view HealthStatusName(HealthStatus status) {
   switch (status) {
-    case HealthStatus::kUnknown: return "UNKNOWN";
-    case HealthStatus::kServing: return "SERVING";
-    case HealthStatus::kNotServing: return "NOT_SERVING";
-    case HealthStatus::kServiceUnknown: return "SERVICE_UNKNOWN";
+    case HealthStatus::kUnknown:
+      return "UNKNOWN";
+    case HealthStatus::kServing:
+      return "SERVING";
+    case HealthStatus::kNotServing:
+      return "NOT_SERVING";
+    case HealthStatus::kServiceUnknown:
+      return "SERVICE_UNKNOWN";
   }
   return "UNKNOWN";
 }
 
-absl::StatusOr<HealthStatus> CheckHealth(const std::string& target, const std::string& service,
-                                         absl::Duration deadline, const std::string& tls_ca_pem) {
+absl::StatusOr<HealthStatus> CheckHealth(const std::string& target, const std::string& service, absl::Duration deadline,
+                                         const std::string& tls_ca_pem) {
   grpc::SslCredentialsOptions ssl;
   ssl.pem_root_certs = tls_ca_pem;
-  auto channel = grpc::CreateChannel(
-      target, tls_ca_pem.empty() ? grpc::InsecureChannelCredentials() : grpc::SslCredentials(ssl));
+  auto channel =
+      grpc::CreateChannel(target, tls_ca_pem.empty() ? grpc::InsecureChannelCredentials() : grpc::SslCredentials(ssl));
   grpc::GenericStub stub(channel);
   UnaryReply reply =
       BlockingUnaryCall(stub, "/grpc.health.v1.Health/Check", EncodeRequest(service), absl::Now() + deadline);
   if (!reply.status.ok()) {
     return absl::Status(static_cast<absl::StatusCode>(reply.status.error_code()),
-                        absl::StrCat("health check of ", target, tls_ca_pem.empty() ? "" : " (TLS)", " failed: ",
-                                     reply.status.error_message()));
+                        absl::StrCat("health check of ", target, tls_ca_pem.empty() ? "" : " (TLS)",
+                                     " failed: ", reply.status.error_message()));
   }
   return DecodeResponse(reply.Bytes());
 }

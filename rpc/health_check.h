@@ -31,8 +31,8 @@ absl::string_view HealthStatusName(HealthStatus status);
 // The server's answer, or the RPC's failure (UNAVAILABLE, DEADLINE_EXCEEDED, ...)
 // with the target in the message. tls_ca_pem: PEM roots to trust, dialling with TLS;
 // empty dials insecure.
-absl::StatusOr<HealthStatus> CheckHealth(const std::string& target, const std::string& service,
-                                         absl::Duration deadline, const std::string& tls_ca_pem = "");
+absl::StatusOr<HealthStatus> CheckHealth(const std::string& target, const std::string& service, absl::Duration deadline,
+                                         const std::string& tls_ca_pem = "");
 
 }  // namespace reco
 

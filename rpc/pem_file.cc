@@ -5,8 +5,8 @@
 
 #include <cerrno>
 #include <cstring>
-#include <memory>
 #include <fstream>
+#include <memory>
 #include <sstream>
 
 #include <openssl/bio.h>
@@ -64,7 +64,8 @@ absl::StatusOr<std::string> ReadPemFile(absl::string_view flag, const std::strin
   }
   std::ifstream in(path, std::ios::binary);
   if (!in) {
-    return absl::InvalidArgumentError(absl::StrCat(flag, " ", path, ": cannot read the file (", std::strerror(errno), ")"));
+    return absl::InvalidArgumentError(
+        absl::StrCat(flag, " ", path, ": cannot read the file (", std::strerror(errno), ")"));
   }
   std::ostringstream text;
   text << in.rdbuf();
@@ -73,16 +74,14 @@ absl::StatusOr<std::string> ReadPemFile(absl::string_view flag, const std::strin
   return text.str();
 }
 
-absl::Status CheckPemCertificate(const PemFile& file) {
-  return ReadCertificate(file).status();
-}
+absl::Status CheckPemCertificate(const PemFile& file) { return ReadCertificate(file).status(); }
 
 absl::Status CheckTlsKeyPair(const PemFile& cert, const PemFile& key) {
   absl::StatusOr<std::unique_ptr<X509, X509Free>> x509 = ReadCertificate(cert);
   if (!x509.ok()) return x509.status();
   // No passphrase callback: an encrypted key cannot be used by the server unattended.
-  std::unique_ptr<EVP_PKEY, KeyFree> pkey(
-      PEM_read_bio_PrivateKey(ReadOnly(key.pem).get(), nullptr, [](char*, int, int, void*) { return 0; }, nullptr));
+  std::unique_ptr<EVP_PKEY, KeyFree> pkey(PEM_read_bio_PrivateKey(
+      ReadOnly(key.pem).get(), nullptr, [](char*, int, int, void*) { return 0; }, nullptr));
   if (pkey == nullptr) {
     return absl::InvalidArgumentError(absl::StrCat(key.flag, " ", key.path,
                                                    ": not a PEM private key, or one protected by a passphrase "
@@ -91,8 +90,8 @@ absl::Status CheckTlsKeyPair(const PemFile& cert, const PemFile& key) {
   }
   if (X509_check_private_key(x509->get(), pkey.get()) != 1) {
     ERR_clear_error();
-    return absl::InvalidArgumentError(absl::StrCat(key.flag, " ", key.path, " is not the key of the certificate in ",
-                                                   cert.flag, " ", cert.path));
+    return absl::InvalidArgumentError(
+        absl::StrCat(key.flag, " ", key.path, " is not the key of the certificate in ", cert.flag, " ", cert.path));
   }
   if (X509_cmp_current_time(X509_get0_notAfter(x509->get())) < 0) {
     std::unique_ptr<BIO, BioFree> out(BIO_new(BIO_s_mem()));

@@ -99,7 +99,8 @@ absl::Status FetchImports(ReflectionStream& stream, FileMap& files, absl::Durati
     absl::Status added = AddFiles(answer, files);
     if (!added.ok()) return added;
     if (files.count(wanted) == 0) {  // else the same question forever
-      return absl::InvalidArgumentError(absl::StrCat("reflection: asked for \"", wanted, "\", the server sent other files"));
+      return absl::InvalidArgumentError(
+          absl::StrCat("reflection: asked for \"", wanted, "\", the server sent other files"));
     }
   }
   return absl::OkStatus();
@@ -140,7 +141,8 @@ absl::StatusOr<ProtoSchema> SchemaFromReflection(grpc::Channel& channel, absl::s
   const std::string name(service);
   absl::StatusOr<std::vector<pb::FileDescriptorProto>> files =
       FetchFiles(stub, kReflectionV1Method, name, deadline, timeout);
-  if (absl::IsUnimplemented(files.status())) files = FetchFiles(stub, kReflectionV1AlphaMethod, name, deadline, timeout);
+  if (absl::IsUnimplemented(files.status()))
+    files = FetchFiles(stub, kReflectionV1AlphaMethod, name, deadline, timeout);
   if (absl::IsUnimplemented(files.status())) {
     return absl::InvalidArgumentError(
         "the server does not serve gRPC reflection (grpc.reflection.v1 or v1alpha); give --proto or --protoset");
@@ -149,7 +151,8 @@ absl::StatusOr<ProtoSchema> SchemaFromReflection(grpc::Channel& channel, absl::s
   absl::StatusOr<ProtoSchema> schema = FromFileDescriptorProtos(*std::move(files));
   if (!schema.ok()) return absl::InvalidArgumentError(absl::StrCat("reflection: ", schema.status().message()));
   if (schema->FindService(name) == nullptr) {
-    return absl::InvalidArgumentError(absl::StrCat("--call: ", name, " is not a service on the server (by reflection)"));
+    return absl::InvalidArgumentError(
+        absl::StrCat("--call: ", name, " is not a service on the server (by reflection)"));
   }
   return schema;
 }

@@ -84,8 +84,9 @@ TEST(SchemaFromReflection, UnknownServiceNamesCallAndListsTheServices) {
   TestServer test = StartServer(&feed);
   absl::StatusOr<ProtoSchema> schema = SchemaFromReflection(*test.channel, "feed.v1.Fed", kTimeout);
   EXPECT_EQ(schema.status().code(), absl::StatusCode::kInvalidArgument);
-  EXPECT_THAT(std::string(schema.status().message()), HasSubstr("--call: the server has no service feed.v1.Fed (by reflection; "
-                                                   "services: "));
+  EXPECT_THAT(std::string(schema.status().message()),
+              HasSubstr("--call: the server has no service feed.v1.Fed (by reflection; "
+                        "services: "));
   EXPECT_THAT(std::string(schema.status().message()), HasSubstr("feed.v1.Feed"));
 }
 
@@ -247,8 +248,7 @@ TEST(SchemaFromReflection, AServerThatNeverAnswersEndsAtTheDeadline) {
   FakeReflection fake(ShopFiles(), "shop.proto", /*silent=*/true);
   TestServer test = StartServer(nullptr, &fake);
   absl::StatusOr<ProtoSchema> schema = SchemaFromReflection(*test.channel, "shop.v1.Shop", absl::Milliseconds(300));
-  EXPECT_EQ(schema.status(),
-            absl::DeadlineExceededError("reflection: the server did not answer within 300ms"));
+  EXPECT_EQ(schema.status(), absl::DeadlineExceededError("reflection: the server did not answer within 300ms"));
 }
 
 }  // namespace

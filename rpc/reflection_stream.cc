@@ -20,8 +20,9 @@ constexpr int kFileContainingSymbol = 4;  // string
 constexpr int kListServices = 7;          // string (its content is not looked at)
 // ServerReflectionResponse:
 constexpr int kFileDescriptorResponse = 4;  // { repeated bytes file_descriptor_proto = 1; }
-constexpr int kListServicesResponse = 6;    // { repeated ServiceResponse service = 1; } ServiceResponse { string name = 1; }
-constexpr int kErrorResponse = 7;           // { int32 error_code = 1; string error_message = 2; }
+constexpr int kListServicesResponse =
+    6;                             // { repeated ServiceResponse service = 1; } ServiceResponse { string name = 1; }
+constexpr int kErrorResponse = 7;  // { int32 error_code = 1; string error_message = 2; }
 
 // Past the deadline gRPC fails the call's operations itself; this is how much longer
 // a wait lasts before the call is cancelled from here, in case it does not.

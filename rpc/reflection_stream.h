@@ -49,7 +49,7 @@ struct ReflectionAnswer {
   std::vector<std::string> services;  // full names (the answer to ListServices)
   int error_code = 0;                 // a grpc::StatusCode; 0 unless the server sent an error
   std::string error_message;
-  bool garbled = false;               // the bytes were not a ServerReflectionResponse
+  bool garbled = false;  // the bytes were not a ServerReflectionResponse
 };
 
 class ReflectionStream {

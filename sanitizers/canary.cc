@@ -42,8 +42,12 @@ int Leak() {
 
 int Race() {
   int* shared = new int(0);
-  std::thread a([shared] { for (int i = 0; i < 1000; ++i) ++*shared; });
-  std::thread b([shared] { for (int i = 0; i < 1000; ++i) ++*shared; });
+  std::thread a([shared] {
+    for (int i = 0; i < 1000; ++i) ++*shared;
+  });
+  std::thread b([shared] {
+    for (int i = 0; i < 1000; ++i) ++*shared;
+  });
   a.join();
   b.join();
   int v = *shared;

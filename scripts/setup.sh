@@ -49,6 +49,7 @@ tests=(
   openssl  # server_tls_test, e2e_tls_test: a self-signed certificate made at test time
   python3-grpcio python3-protobuf  # scripts/soak.sh: its sampler reads ServerStats over gRPC
   python3-yaml  # k8s_manifests_test reads compose.yaml and the rendered k8s/ manifests
+  shellcheck flake8 clang-format  # scripts/lint.sh, .ci/run's lint step
 )
 packages=("${runtime[@]}")
 if [ "$set_name" = all ]; then

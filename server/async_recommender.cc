@@ -25,18 +25,15 @@ class HeapHolder final : public RecommendHolder {
 RecommendHolder* HeapRecommendAllocator::AllocateMessages() { return new HeapHolder; }
 
 AsyncRecommender::AsyncRecommender(const Catalogue* catalogue, RecommendAllocator* allocator, RpcMeter* meter,
-                                   CallReservations* reservations, uint32_t check_every_items,
-                                   ItemData item_data)
+                                   CallReservations* reservations, uint32_t check_every_items, ItemData item_data)
     : catalogue_(catalogue),
       meter_(meter),
       reservations_(reservations),
       check_every_items_(check_every_items),
       item_data_(item_data),
       method_(&service_, &v1::Recommender::AsyncService::RequestRecommend, allocator,
-              [this](grpc::ServerContext* context, const v1::RecommendRequest* request,
-                     v1::RecommendResponse* response, CallState* call) {
-                return Recommend(context, request, response, call);
-              }) {}
+              [this](grpc::ServerContext* context, const v1::RecommendRequest* request, v1::RecommendResponse* response,
+                     CallState* call) { return Recommend(context, request, response, call); }) {}
 
 // RecommenderService::Recommend, on an async call.
 grpc::Status AsyncRecommender::Recommend(grpc::ServerContext* context, const v1::RecommendRequest* request,

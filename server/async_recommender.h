@@ -64,8 +64,7 @@ class AsyncRecommender {
   // allocator: never null. reservations: null builds every valid request (no budget).
   // item_data: as RecommenderService's.
   AsyncRecommender(const Catalogue* catalogue, RecommendAllocator* allocator, RpcMeter* meter,
-                   CallReservations* reservations, uint32_t check_every_items,
-                   ItemData item_data = ItemData::kCopied);
+                   CallReservations* reservations, uint32_t check_every_items, ItemData item_data = ItemData::kCopied);
 
   // Register it with the builder before BuildAndStart().
   grpc::Service* service() { return &service_; }

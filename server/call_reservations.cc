@@ -134,9 +134,8 @@ absl::Status CallReservations::Reserve(Hold* hold, grpc::ServerContextBase* cont
     budget_->CountRefusal(ReplyBudget::Refusal::kClientPenalty);
     return absl::ResourceExhaustedError(absl::StrCat(
         "this client's replies were not taken within --max_reply_hold (", absl::FormatDuration(limits_.max_hold),
-        "): its calls are refused for ", absl::FormatDuration(absl::Ceil(client_entry->second.refused_until - now,
-                                                                           absl::Seconds(1))),
-        " more"));
+        "): its calls are refused for ",
+        absl::FormatDuration(absl::Ceil(client_entry->second.refused_until - now, absl::Seconds(1))), " more"));
   }
   auto [entry, inserted] = by_connection_.try_emplace(std::move(peer), 0);
   // A reply over the per-reply cap is the budget's to refuse, with its own message.
@@ -145,11 +144,12 @@ absl::Status CallReservations::Reserve(Hold* hold, grpc::ServerContextBase* cont
     if (inserted) by_connection_.erase(entry);
     forget_client();
     budget_->CountRefusal(ReplyBudget::Refusal::kConnectionShare);
-    return absl::ResourceExhaustedError(absl::StrCat(
-        "this connection's replies in flight hold ", held, " bytes and this one needs ", bytes,
-        ": past the connection's share of the reply budget (", connection_cap_bytes_, " bytes, ",
-        limits_.max_connection_share, " of --inflight_budget_bytes; --max_connection_budget_share): read the "
-        "replies already asked for, or spread calls over more connections"));
+    return absl::ResourceExhaustedError(
+        absl::StrCat("this connection's replies in flight hold ", held, " bytes and this one needs ", bytes,
+                     ": past the connection's share of the reply budget (", connection_cap_bytes_, " bytes, ",
+                     limits_.max_connection_share,
+                     " of --inflight_budget_bytes; --max_connection_budget_share): read the "
+                     "replies already asked for, or spread calls over more connections"));
   }
   if (client_entry->second.bytes + bytes > client_cap_bytes_ && bytes <= budget_->max_reply_bytes()) {
     const uint64_t held = client_entry->second.bytes;

@@ -169,8 +169,8 @@ class CallReservations final : public grpc::ContextAllocator {
   // What one client holds, and its penalty.
   struct Client {
     uint64_t bytes = 0;
-    int strikes = 0;             // calls of it the watchdog cancelled, in a row of penalties
-    absl::Time refused_until;    // its calls are refused until then
+    int strikes = 0;           // calls of it the watchdog cancelled, in a row of penalties
+    absl::Time refused_until;  // its calls are refused until then
   };
 
   void Return(Hold* hold);

@@ -30,7 +30,7 @@ grpc::ServerUnaryReactor* CeilingService::Recommend(grpc::CallbackServerContext*
                                                     grpc::ByteBuffer* response) {
   grpc::ServerUnaryReactor* reactor = context->DefaultReactor();
   MeasuredBuild measured(meter_, context);  // every request gets the reply
-  *response = reply_;  // a new byte-buffer header over the same static slice: no payload copy
+  *response = reply_;                       // a new byte-buffer header over the same static slice: no payload copy
   measured.Finish(grpc::Status::OK);
   reactor->Finish(grpc::Status::OK);
   return reactor;

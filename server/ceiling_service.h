@@ -42,8 +42,7 @@ namespace reco {
 // realistic text, seed 1), so that the load client's byte-for-byte check holds.
 v1::RecommendRequest DefaultCeilingRequest();
 
-class CeilingService final
-    : public v1::Recommender::WithRawCallbackMethod_Recommend<v1::Recommender::Service> {
+class CeilingService final : public v1::Recommender::WithRawCallbackMethod_Recommend<v1::Recommender::Service> {
  public:
   // `request` must pass ValidateRequest (RecoServer::Start checks it).
   // The catalogue is used once, here.

@@ -61,7 +61,7 @@ bool IdleFor(int fd, absl::Duration idle) {
 }  // namespace
 
 absl::StatusOr<std::unique_ptr<ConnectionAcceptor>> ConnectionAcceptor::Listen(const std::string& listen,
-                                                                                AcceptorOptions options) {
+                                                                               AcceptorOptions options) {
   const size_t colon = listen.rfind(':');
   if (colon == std::string::npos) return Unavailable(listen, "not HOST:PORT");
   std::string host = listen.substr(0, colon);
@@ -97,7 +97,7 @@ absl::StatusOr<std::unique_ptr<ConnectionAcceptor>> ConnectionAcceptor::Listen(c
   socklen_t len = sizeof bound;
   getsockname(fd, reinterpret_cast<sockaddr*>(&bound), &len);
   const int bound_port = ntohs(bound.ss_family == AF_INET6 ? reinterpret_cast<sockaddr_in6*>(&bound)->sin6_port
-                                                            : reinterpret_cast<sockaddr_in*>(&bound)->sin_port);
+                                                           : reinterpret_cast<sockaddr_in*>(&bound)->sin_port);
   int wake[2];
   if (pipe2(wake, O_CLOEXEC | O_NONBLOCK) != 0) {
     close(fd);
@@ -106,9 +106,12 @@ absl::StatusOr<std::unique_ptr<ConnectionAcceptor>> ConnectionAcceptor::Listen(c
   return std::unique_ptr<ConnectionAcceptor>(new ConnectionAcceptor(fd, bound_port, wake[0], wake[1], options));
 }
 
-ConnectionAcceptor::ConnectionAcceptor(int listen_fd, int port, int wake_read, int wake_write,
-                                       AcceptorOptions options)
-    : listen_fd_(listen_fd), port_(port), wake_read_(wake_read), wake_write_(wake_write), options_(options),
+ConnectionAcceptor::ConnectionAcceptor(int listen_fd, int port, int wake_read, int wake_write, AcceptorOptions options)
+    : listen_fd_(listen_fd),
+      port_(port),
+      wake_read_(wake_read),
+      wake_write_(wake_write),
+      options_(options),
       spare_fd_(open("/dev/null", O_RDONLY | O_CLOEXEC)) {}
 
 ConnectionAcceptor::~ConnectionAcceptor() {
@@ -183,25 +186,24 @@ void ConnectionAcceptor::AcceptAll() {
     // park one of its pollers in recvmsg().
     sockaddr_storage peer{};
     socklen_t peer_length = sizeof peer;
-    const int fd =
-        accept4(listen_fd_, reinterpret_cast<sockaddr*>(&peer), &peer_length, SOCK_CLOEXEC | SOCK_NONBLOCK);
+    const int fd = accept4(listen_fd_, reinterpret_cast<sockaddr*>(&peer), &peer_length, SOCK_CLOEXEC | SOCK_NONBLOCK);
     if (fd >= 0) {
       if (options_.max_descriptors > 0 && fd >= options_.max_descriptors) {
         close(fd);
         shed_.fetch_add(1);
         next_sweep_ = std::min(next_sweep_, absl::Now());  // idle ones may go
-        LogAtMostOncePerSecond(absl::StrCat("at least ", fd, " descriptors open, the connection cap (--max_connections=",
-                                            options_.max_descriptors, "): closing new connections until some end; ",
-                                            shed_.load(), " closed so far"));
+        LogAtMostOncePerSecond(absl::StrCat(
+            "at least ", fd, " descriptors open, the connection cap (--max_connections=", options_.max_descriptors,
+            "): closing new connections until some end; ", shed_.load(), " closed so far"));
         continue;
       }
       if (options_.max_connections > 0 && Held() - shut_down_ >= options_.max_connections) {
         close(fd);
         shed_.fetch_add(1);
         next_sweep_ = std::min(next_sweep_, absl::Now());  // idle ones may go
-        LogAtMostOncePerSecond(absl::StrCat(Held(), " connections open, the cap --stream_memory_bytes leaves room for (",
-                                            options_.max_connections, "): closing new connections until some end; ",
-                                            shed_.load(), " closed so far"));
+        LogAtMostOncePerSecond(absl::StrCat(
+            Held(), " connections open, the cap --stream_memory_bytes leaves room for (", options_.max_connections,
+            "): closing new connections until some end; ", shed_.load(), " closed so far"));
         continue;
       }
       std::string source = SourceOf(peer);
@@ -217,7 +219,7 @@ void ConnectionAcceptor::AcceptAll() {
       }
       ++from_source;
       const int one = 1;
-      setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);  // as gRPC's own listener does
+      setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);          // as gRPC's own listener does
       if (waiting_.size() >= std::max<size_t>(options_.max_waiting, 1)) {  // the oldest makes room
         CloseWaiting(waiting_.front());
         silent_closed_.fetch_add(1);

@@ -82,18 +82,17 @@ namespace reco {
 
 struct AcceptorOptions {
   absl::Duration handshake_timeout = absl::Seconds(5);  // for the preface to arrive
-  int64_t max_descriptors = 0;  // the descriptor cap; 0: none (EMFILE still sheds)
-  size_t max_waiting = 4096;    // connections waiting for their preface at most
-  int64_t max_per_source = 0;   // connections open from one address at most; 0: no limit
-  int64_t max_connections = 0;  // connections held (waiting or handed over) at most; 0: none
+  int64_t max_descriptors = 0;                          // the descriptor cap; 0: none (EMFILE still sheds)
+  size_t max_waiting = 4096;                            // connections waiting for their preface at most
+  int64_t max_per_source = 0;                           // connections open from one address at most; 0: no limit
+  int64_t max_connections = 0;                          // connections held (waiting or handed over) at most; 0: none
 };
 
 class ConnectionAcceptor {
  public:
   // Binds and listens on HOST:PORT (port 0: a free one); no SO_REUSEPORT, so a busy
   // port is an error.
-  static absl::StatusOr<std::unique_ptr<ConnectionAcceptor>> Listen(const std::string& listen,
-                                                                     AcceptorOptions options);
+  static absl::StatusOr<std::unique_ptr<ConnectionAcceptor>> Listen(const std::string& listen, AcceptorOptions options);
   ~ConnectionAcceptor();
 
   int port() const { return port_; }
@@ -149,9 +148,9 @@ class ConnectionAcceptor {
   const int port_;
   const int wake_read_, wake_write_;  // a pipe: Stop() wakes the poll
   const AcceptorOptions options_;
-  int spare_fd_ = -1;                 // /dev/null, given up on EMFILE
+  int spare_fd_ = -1;  // /dev/null, given up on EMFILE
   std::vector<Waiting> waiting_;
-  std::vector<HandedOver> handed_over_;  // oldest first
+  std::vector<HandedOver> handed_over_;                   // oldest first
   absl::flat_hash_map<std::string, int64_t> per_source_;  // connections open, waiting or handed over
   absl::Time next_sweep_ = absl::InfinitePast();
   absl::Time last_log_ = absl::InfinitePast();

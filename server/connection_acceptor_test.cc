@@ -83,7 +83,8 @@ TEST(ConnectionAcceptorTest, AtMostMaxWaitingSilentConnectionsAreHeldTheOldestGo
   }
   EXPECT_EQ(WaitForSilentCloses(**acceptor, 12), 12u) << "20 silent connections, room for 8";
   for (int i = 0; i < 12; ++i) EXPECT_TRUE(ClosedByServer(fds[i], std::chrono::seconds(5))) << "connection " << i;
-  for (int i = 12; i < 20; ++i) EXPECT_FALSE(ClosedByServer(fds[i], std::chrono::milliseconds(50))) << "connection " << i;
+  for (int i = 12; i < 20; ++i)
+    EXPECT_FALSE(ClosedByServer(fds[i], std::chrono::milliseconds(50))) << "connection " << i;
   (*acceptor)->Stop();
   for (int fd : fds) close(fd);
 }

@@ -18,8 +18,8 @@ namespace {
 
 absl::Status CheckDuration(const char* name, absl::Duration d, absl::Duration lo) {
   if (d < lo || d > absl::Hours(24)) {
-    return absl::InvalidArgumentError(absl::StrCat(name, "=", absl::FormatDuration(d), " is out of range [",
-                                                   absl::FormatDuration(lo), ", 24h]"));
+    return absl::InvalidArgumentError(
+        absl::StrCat(name, "=", absl::FormatDuration(d), " is out of range [", absl::FormatDuration(lo), ", 24h]"));
   }
   return absl::OkStatus();
 }
@@ -31,18 +31,18 @@ int Millis(absl::Duration d) { return static_cast<int>(absl::ToInt64Milliseconds
 absl::Status CheckConnectionLimits(const ConnectionLimits& l) {
   // Millisecond channel args: the smallest meaningful value is 1 ms (tests use ~1 s).
   const absl::Duration ms = absl::Milliseconds(1);
-  for (auto [name, d, lo] : {std::tuple{"max_connection_idle", l.max_connection_idle, ms},
-                             std::tuple{"max_connection_age", l.max_connection_age, ms},
-                             std::tuple{"max_connection_age_grace", l.max_connection_age_grace, absl::ZeroDuration()},
-                             std::tuple{"handshake_timeout", l.handshake_timeout, ms},
-                             std::tuple{"keepalive_time", l.keepalive_time, ms},
-                             std::tuple{"keepalive_timeout", l.keepalive_timeout, ms},
-                             std::tuple{"keepalive_min_ping_interval", l.min_recv_ping_interval, ms}}) {
+  for (auto [name, d, lo] :
+       {std::tuple{"max_connection_idle", l.max_connection_idle, ms},
+        std::tuple{"max_connection_age", l.max_connection_age, ms},
+        std::tuple{"max_connection_age_grace", l.max_connection_age_grace, absl::ZeroDuration()},
+        std::tuple{"handshake_timeout", l.handshake_timeout, ms}, std::tuple{"keepalive_time", l.keepalive_time, ms},
+        std::tuple{"keepalive_timeout", l.keepalive_timeout, ms},
+        std::tuple{"keepalive_min_ping_interval", l.min_recv_ping_interval, ms}}) {
     if (absl::Status s = CheckDuration(name, d, lo); !s.ok()) return s;
   }
   if (l.stream_memory_bytes < kStreamCostBytes || l.stream_memory_bytes > (int64_t{1} << 40)) {
-    return absl::InvalidArgumentError(absl::StrCat("stream_memory_bytes=", l.stream_memory_bytes,
-                                                   " is out of range [", kStreamCostBytes, ", ", int64_t{1} << 40, "]"));
+    return absl::InvalidArgumentError(absl::StrCat("stream_memory_bytes=", l.stream_memory_bytes, " is out of range [",
+                                                   kStreamCostBytes, ", ", int64_t{1} << 40, "]"));
   }
   if (l.max_connections_per_source < kPerSourceQuarterOfCap || l.max_connections_per_source > (int64_t{1} << 24)) {
     return absl::InvalidArgumentError(absl::StrCat("max_connections_per_source=", l.max_connections_per_source,
@@ -66,8 +66,7 @@ void ApplyConnectionLimits(const ConnectionLimits& l, grpc::ServerBuilder* build
   builder->AddChannelArgument(GRPC_ARG_SERVER_HANDSHAKE_TIMEOUT_MS, Millis(l.handshake_timeout));
   builder->AddChannelArgument(GRPC_ARG_KEEPALIVE_TIME_MS, Millis(l.keepalive_time));
   builder->AddChannelArgument(GRPC_ARG_KEEPALIVE_TIMEOUT_MS, Millis(l.keepalive_timeout));
-  builder->AddChannelArgument(GRPC_ARG_HTTP2_MIN_RECV_PING_INTERVAL_WITHOUT_DATA_MS,
-                              Millis(l.min_recv_ping_interval));
+  builder->AddChannelArgument(GRPC_ARG_HTTP2_MIN_RECV_PING_INTERVAL_WITHOUT_DATA_MS, Millis(l.min_recv_ping_interval));
   builder->AddChannelArgument(GRPC_ARG_HTTP2_MAX_PING_STRIKES, l.max_ping_strikes);
   // gRPC checks an incoming call's grpc-encoding against this set when its headers
   // arrive (surface/call.cc) and cancels it with UNIMPLEMENTED "Compression
@@ -83,8 +82,8 @@ ConnectionCaps ResolveConnectionCaps(const ConnectionLimits& l, int max_concurre
   const int64_t per_connection = std::max<int64_t>(max_concurrent_streams, 1) * kStreamCostBytes;
   caps.connections = std::max<int64_t>(l.stream_memory_bytes / per_connection, 1);
   const int64_t smaller = caps.descriptors > 0 ? std::min(caps.descriptors, caps.connections) : caps.connections;
-  caps.per_source =
-      l.max_connections_per_source == kPerSourceQuarterOfCap ? std::max<int64_t>(smaller / 4, 1) : l.max_connections_per_source;
+  caps.per_source = l.max_connections_per_source == kPerSourceQuarterOfCap ? std::max<int64_t>(smaller / 4, 1)
+                                                                           : l.max_connections_per_source;
   return caps;
 }
 

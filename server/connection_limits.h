@@ -108,7 +108,6 @@ absl::Status CheckConnectionLimits(const ConnectionLimits& limits);
 // Sets the channel arguments and the accepted compression algorithms on `builder`.
 void ApplyConnectionLimits(const ConnectionLimits& limits, grpc::ServerBuilder* builder);
 
-
 // Raises the soft RLIMIT_NOFILE to the hard limit (each connection is a descriptor;
 // Debian's soft default of 1024 caps the server at ~1,000 clients). Returns one line
 // for the log: "open files limit raised from 1024 to 1048576", or why not.

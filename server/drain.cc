@@ -19,10 +19,10 @@ absl::Status CheckDrainOptions(const DrainOptions& o) {
     }
   }
   if (o.hard_deadline <= o.drain_delay + o.deadline) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        "--shutdown_hard_deadline=", absl::FormatDuration(o.hard_deadline),
-        " must be longer than --shutdown_drain_delay + --shutdown_deadline (",
-        absl::FormatDuration(o.drain_delay + o.deadline), "): it bounds the whole stop"));
+    return absl::InvalidArgumentError(
+        absl::StrCat("--shutdown_hard_deadline=", absl::FormatDuration(o.hard_deadline),
+                     " must be longer than --shutdown_drain_delay + --shutdown_deadline (",
+                     absl::FormatDuration(o.drain_delay + o.deadline), "): it bounds the whole stop"));
   }
   return absl::OkStatus();
 }

@@ -43,9 +43,9 @@ namespace reco {
 inline constexpr int kExitHardDeadline = 3;
 
 struct DrainOptions {
-  absl::Duration drain_delay = absl::Seconds(1);    // --shutdown_drain_delay
-  absl::Duration deadline = absl::Seconds(5);       // --shutdown_deadline
-  absl::Duration hard_deadline = absl::Seconds(10); // --shutdown_hard_deadline, from the signal
+  absl::Duration drain_delay = absl::Seconds(1);     // --shutdown_drain_delay
+  absl::Duration deadline = absl::Seconds(5);        // --shutdown_deadline
+  absl::Duration hard_deadline = absl::Seconds(10);  // --shutdown_hard_deadline, from the signal
 };
 
 // drain_delay and deadline in [0, 1h]; hard_deadline longer than the two together

@@ -104,7 +104,8 @@ TEST(ConnectionLimits, TheCapsComeFromTheStreamMemoryAndAQuarterGoesToOneSource)
   EXPECT_EQ(ResolveConnectionCaps(l, 256).connections, 1);
   l.max_connections_per_source = kPerSourceQuarterOfCap;
   EXPECT_EQ(ResolveConnectionCaps(l, 256).per_source, 1);
-  EXPECT_NE(DescribeConnectionCaps(ResolveConnectionCaps(l, 256), l, 256).find("at most 1 connections (--stream_memory_bytes"),
+  EXPECT_NE(DescribeConnectionCaps(ResolveConnectionCaps(l, 256), l, 256)
+                .find("at most 1 connections (--stream_memory_bytes"),
             std::string::npos);
 }
 

@@ -68,17 +68,15 @@ grpc::ServerUnaryReactor* FragmentsService::Recommend(grpc::CallbackServerContex
                                                       const grpc::ByteBuffer* request_bytes,
                                                       grpc::ByteBuffer* response) {
   grpc::ServerUnaryReactor* reactor = context->DefaultReactor();
-  reactor->Finish(Answer(context, *request_bytes, response, [&](const v1::RecommendRequest& request) {
-    return Admit(reservations_, context, request);
-  }));
+  reactor->Finish(Answer(context, *request_bytes, response,
+                         [&](const v1::RecommendRequest& request) { return Admit(reservations_, context, request); }));
   return reactor;
 }
 
 grpc::Status FragmentsService::RecommendAsync(grpc::ServerContext* context, const grpc::ByteBuffer* request_bytes,
                                               grpc::ByteBuffer* response, CallReservations::Hold* hold) {
-  return Answer(context, *request_bytes, response, [&](const v1::RecommendRequest& request) {
-    return Admit(reservations_, hold, context, request);
-  });
+  return Answer(context, *request_bytes, response,
+                [&](const v1::RecommendRequest& request) { return Admit(reservations_, hold, context, request); });
 }
 
 }  // namespace reco

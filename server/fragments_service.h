@@ -53,8 +53,7 @@
 
 namespace reco {
 
-class FragmentsService final
-    : public v1::Recommender::WithRawCallbackMethod_Recommend<v1::Recommender::Service> {
+class FragmentsService final : public v1::Recommender::WithRawCallbackMethod_Recommend<v1::Recommender::Service> {
  public:
   // reservations: null builds every valid request (no budget). copy_fragments_below:
   // items whose bytes are shorter are copied into the reply, not referenced
@@ -73,8 +72,8 @@ class FragmentsService final
                                       grpc::ByteBuffer* response) override;
   // The same handler for an async call (reco_server --api async, async_raw_recommender.h),
   // whose reservation is its own `hold`; returns the status to finish it with.
-  grpc::Status RecommendAsync(grpc::ServerContext* context, const grpc::ByteBuffer* request,
-                              grpc::ByteBuffer* response, CallReservations::Hold* hold);
+  grpc::Status RecommendAsync(grpc::ServerContext* context, const grpc::ByteBuffer* request, grpc::ByteBuffer* response,
+                              CallReservations::Hold* hold);
 
  private:
   // Parse, admit (admit(request) -> status), build, measured: both APIs' handler.

@@ -74,8 +74,8 @@ class CallerStillWaits {
         deadline_(gpr_convert_clock_type(context->raw_deadline(), GPR_CLOCK_MONOTONIC)) {}
 
   grpc::ServerContextBase* const context_;
-  const bool callback_;  // else an async call (AsyncCallCancelled)
-  const gpr_timespec deadline_;  // GPR_CLOCK_MONOTONIC, or infinite
+  const bool callback_;                 // else an async call (AsyncCallCancelled)
+  const gpr_timespec deadline_;         // GPR_CLOCK_MONOTONIC, or infinite
   mutable bool past_deadline_ = false;  // what the last check saw
 };
 

@@ -67,7 +67,8 @@ absl::StatusOr<ConnectionLimits> ConnectionLimitsFromFlags() {
   l.accept_compressed_requests = absl::GetFlag(FLAGS_accept_compressed_requests);
   if (absl::Status s = CheckConnectionLimits(l); !s.ok()) {
     if (l.max_ping_strikes == -1) {
-      return absl::InvalidArgumentError(absl::StrCat("--keepalive_max_ping_strikes=", strikes, " is out of range [0, 1000]"));
+      return absl::InvalidArgumentError(
+          absl::StrCat("--keepalive_max_ping_strikes=", strikes, " is out of range [0, 1000]"));
     }
     return absl::InvalidArgumentError(absl::StrCat("--", s.message()));
   }

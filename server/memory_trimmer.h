@@ -62,7 +62,7 @@ class MemoryTrimmer {
     uint64_t trims = 0;
     double trim_seconds = 0;
     uint64_t rss_bytes_returned = 0;  // resident bytes before minus after each trim, summed
-    uint64_t waited = 0;  // looks that found a trim due but waited: the last one's memory was taken back
+    uint64_t waited = 0;              // looks that found a trim due but waited: the last one's memory was taken back
   };
   Stats stats() const;
 
@@ -81,14 +81,14 @@ class MemoryTrimmer {
   std::condition_variable wake_;
   bool stopping_ = false;
   Stats stats_;
-  std::mutex work_mu_;  // one look at a time; the two below
+  std::mutex work_mu_;                   // one look at a time; the two below
   uint64_t allocated_at_last_trim_ = 0;  // the process's allocated bytes then
   uint64_t free_at_last_trim_ = 0;       // glibc's free bytes right after it
   uint64_t rss_at_last_trim_ = 0;        // VmRSS right after it
   uint64_t returned_at_last_trim_ = 0;   // VmRSS it gave back
   uint32_t due_since_last_trim_ = 0;     // looks since then that found a trim due
   uint32_t wait_intervals_ = 1;          // due looks to pass before the next trim
-  std::thread thread_;  // last: started once the rest is initialized
+  std::thread thread_;                   // last: started once the rest is initialized
 };
 
 }  // namespace reco

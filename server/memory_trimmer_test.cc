@@ -74,7 +74,8 @@ TEST_F(MemoryTrimmerTest, WaitsLongerWhileItsMemoryIsTakenBack) {
   // Each later trim waits for 2, then 4 (the cap), then 4 due looks.
   for (int wait : {2, 4, 4}) {
     pins.push_back(ChurnAndPinTop());  // takes the returned pages back
-    for (int look = 1; look < wait; ++look) EXPECT_FALSE(trimmer.TrimIfWorthIt()) << "wait " << wait << " look " << look;
+    for (int look = 1; look < wait; ++look)
+      EXPECT_FALSE(trimmer.TrimIfWorthIt()) << "wait " << wait << " look " << look;
     EXPECT_TRUE(trimmer.TrimIfWorthIt()) << "wait " << wait;
   }
   MemoryTrimmer::Stats s = trimmer.stats();
@@ -86,7 +87,7 @@ TEST_F(MemoryTrimmerTest, WaitsLongerWhileItsMemoryIsTakenBack) {
 TEST_F(MemoryTrimmerTest, LeavesASmallHeapAlone) {
   MemoryTrimmer trimmer(Manual(), AllocationCounter::MallocName());
   for (int i = 0; i < 4096; ++i) std::free(std::malloc(8 * 1024));  // churn, but little held free
-  trimmer.TrimIfWorthIt();  // may trim what earlier tests left; then:
+  trimmer.TrimIfWorthIt();                                          // may trim what earlier tests left; then:
   for (int i = 0; i < 4096; ++i) std::free(std::malloc(8 * 1024));
   EXPECT_FALSE(trimmer.TrimIfWorthIt()) << "8 KiB reused 4,096 times leaves far less than 16 MiB free";
 }

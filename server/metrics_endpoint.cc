@@ -37,9 +37,10 @@ std::string CivetwebPort(const std::string& listen) {
 absl::Status CheckMetricsListen(const std::string& listen) {
   if (absl::Status s = CheckListenAddress(listen); !s.ok()) return s;
   if (listen.find('[') != std::string::npos || listen.find("::") != std::string::npos) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        "listen=", listen, ": the metrics endpoint has no IPv6 (Debian's civetweb, which prometheus-cpp serves "
-        "with, is built without it): give an IPv4 address, e.g. 127.0.0.1:9464 or 0.0.0.0:9464"));
+    return absl::InvalidArgumentError(
+        absl::StrCat("listen=", listen,
+                     ": the metrics endpoint has no IPv6 (Debian's civetweb, which prometheus-cpp serves "
+                     "with, is built without it): give an IPv4 address, e.g. 127.0.0.1:9464 or 0.0.0.0:9464"));
   }
   return absl::OkStatus();
 }
@@ -52,8 +53,8 @@ absl::StatusOr<std::unique_ptr<MetricsEndpoint>> MetricsEndpoint::Start(const st
   endpoint->collectable_ = std::make_shared<SnapshotCollectable>(std::move(source));
   try {
     endpoint->exposer_ = std::make_unique<prometheus::Exposer>(std::vector<std::string>{
-        "listening_ports", CivetwebPort(listen), "num_threads", "2", "max_request_size", "16384",
-        "connection_queue", "20", "request_timeout_ms", "10000", "enable_keep_alive", "no"});
+        "listening_ports", CivetwebPort(listen), "num_threads", "2", "max_request_size", "16384", "connection_queue",
+        "20", "request_timeout_ms", "10000", "enable_keep_alive", "no"});
   } catch (const std::exception& e) {
     return absl::UnavailableError(absl::StrCat("metrics_listen=", listen, ": cannot serve metrics: ", e.what()));
   }

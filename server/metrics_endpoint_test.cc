@@ -22,9 +22,9 @@ namespace {
 
 using testing::CallRaw;
 using testing::ChannelTo;
-using testing::MakeRequest;
 using testing::Connect;
 using testing::Exchange;
+using testing::MakeRequest;
 using testing::Scrape;
 
 std::unique_ptr<RecoServer> StartWithMetrics(ServingMode mode) {
@@ -72,8 +72,8 @@ std::string Series(const std::string& name, const std::string& mode, const std::
 
 // Every label name is one of a fixed set: a request cannot add series.
 void ExpectFixedLabels(const std::map<std::string, double>& scrape) {
-  const std::set<std::string> allowed = {"mode", "code", "phase", "state", "le", "malloc", "source",
-                                         "grpc_version", "protobuf_version", "quantile"};
+  const std::set<std::string> allowed = {
+      "mode", "code", "phase", "state", "le", "malloc", "source", "grpc_version", "protobuf_version", "quantile"};
   for (const auto& [name, value] : scrape) {
     const size_t open = name.find('{');
     if (open == std::string::npos) continue;

@@ -85,11 +85,11 @@ class PhaseRecorder {
   static constexpr int kStatusCodes = 17;  // grpc::StatusCode 0 (OK) .. 16 (UNAUTHENTICATED)
   struct Totals {
     std::array<PhaseTotals, kPhaseCount> phase;
-    uint64_t rpcs = 0;        // answered OK
-    uint64_t rpc_errors = 0;  // finished with a non-OK status (all of the below, and any other)
-    uint64_t invalid = 0;     // of those, INVALID_ARGUMENT: the request failed validation
-    uint64_t over_budget = 0; // RESOURCE_EXHAUSTED: refused by the reply budget
-    uint64_t abandoned = 0;   // CANCELLED or DEADLINE_EXCEEDED: the caller stopped waiting
+    uint64_t rpcs = 0;                             // answered OK
+    uint64_t rpc_errors = 0;                       // finished with a non-OK status (all of the below, and any other)
+    uint64_t invalid = 0;                          // of those, INVALID_ARGUMENT: the request failed validation
+    uint64_t over_budget = 0;                      // RESOURCE_EXHAUSTED: refused by the reply budget
+    uint64_t abandoned = 0;                        // CANCELLED or DEADLINE_EXCEEDED: the caller stopped waiting
     std::array<uint64_t, kStatusCodes> by_code{};  // every call by its status code
 
     void Add(const Totals& o);

@@ -16,17 +16,17 @@
 namespace reco {
 
 struct ProcessMetrics {
-  double cpu_user_seconds = 0;    // getrusage(RUSAGE_SELF), whole process
+  double cpu_user_seconds = 0;  // getrusage(RUSAGE_SELF), whole process
   double cpu_system_seconds = 0;
-  uint64_t rss_bytes = 0;         // VmRSS
-  uint64_t peak_rss_bytes = 0;    // VmHWM: peak since start or the last ResetPeakRss()
+  uint64_t rss_bytes = 0;       // VmRSS
+  uint64_t peak_rss_bytes = 0;  // VmHWM: peak since start or the last ResetPeakRss()
 };
 
 struct GlibcHeap {
-  bool available = false;       // mallinfo2 reflects the allocator only when it is glibc
-  uint64_t arena_bytes = 0;     // arena + hblkhd
-  uint64_t in_use_bytes = 0;    // uordblks + hblkhd
-  uint64_t free_bytes = 0;      // fordblks
+  bool available = false;         // mallinfo2 reflects the allocator only when it is glibc
+  uint64_t arena_bytes = 0;       // arena + hblkhd
+  uint64_t in_use_bytes = 0;      // uordblks + hblkhd
+  uint64_t free_bytes = 0;        // fordblks
   uint64_t releasable_bytes = 0;  // keepcost
 };
 

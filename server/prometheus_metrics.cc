@@ -17,12 +17,13 @@ using prometheus::MetricType;
 using Labels = std::vector<ClientMetric::Label>;
 
 constexpr std::array<const char*, 17> kCodeNames = {
-    "OK",        "CANCELLED",          "UNKNOWN",           "INVALID_ARGUMENT", "DEADLINE_EXCEEDED", "NOT_FOUND",
-    "ALREADY_EXISTS", "PERMISSION_DENIED", "RESOURCE_EXHAUSTED", "FAILED_PRECONDITION", "ABORTED",
-    "OUT_OF_RANGE", "UNIMPLEMENTED",   "INTERNAL",          "UNAVAILABLE",      "DATA_LOSS",         "UNAUTHENTICATED"};
+    "OK",        "CANCELLED",      "UNKNOWN",           "INVALID_ARGUMENT",   "DEADLINE_EXCEEDED",
+    "NOT_FOUND", "ALREADY_EXISTS", "PERMISSION_DENIED", "RESOURCE_EXHAUSTED", "FAILED_PRECONDITION",
+    "ABORTED",   "OUT_OF_RANGE",   "UNIMPLEMENTED",     "INTERNAL",           "UNAVAILABLE",
+    "DATA_LOSS", "UNAUTHENTICATED"};
 
 // Bounds in the histograms' units: nanoseconds (reported in seconds) and allocation calls.
-constexpr std::array<double, 14> kSecondsBounds = {25e-6, 50e-6, 100e-6, 250e-6, 500e-6, 1e-3, 2.5e-3,
+constexpr std::array<double, 14> kSecondsBounds = {25e-6, 50e-6, 100e-6, 250e-6, 500e-6, 1e-3,   2.5e-3,
                                                    5e-3,  10e-3, 25e-3,  50e-3,  100e-3, 250e-3, 1.0};
 constexpr std::array<double, 11> kAllocationBounds = {0, 1, 10, 100, 500, 1000, 2500, 5000, 10000, 50000, 100000};
 
@@ -93,8 +94,8 @@ void AddPhases(const v1::StatsSnapshot& s, Families* f) {
   const bool measured[] = {s.has_build(), s.has_serialize(), s.has_release()};
   for (size_t i = 0; i < phases.size(); ++i) {
     if (!measured[i]) continue;
-    f->Histogram("reco_phase_seconds", "Wall time of each call's phase", phases[i].second->latency(),
-                 kSecondsBounds, 1e-9, {{"phase", phases[i].first}});
+    f->Histogram("reco_phase_seconds", "Wall time of each call's phase", phases[i].second->latency(), kSecondsBounds,
+                 1e-9, {{"phase", phases[i].first}});
   }
   for (size_t i = 0; i < phases.size(); ++i) {
     if (!measured[i]) continue;
@@ -135,10 +136,8 @@ void AddStore(const v1::StoreStats& st, Families* f) {
   f->Counter("reco_store_oversized_total", "reuse: messages freed for exceeding --max_kept_bytes", st.oversized());
   f->Counter("reco_arena_space_allocated_bytes_total", "Arena::SpaceAllocated() summed at each release",
              st.arena_space_allocated());
-  f->Counter("reco_arena_space_used_bytes_total", "Arena::SpaceUsed() summed at each release",
-             st.arena_space_used());
-  f->Counter("reco_arena_overflows_total", "arena_pool: releases whose arena outgrew its block",
-             st.arena_overflows());
+  f->Counter("reco_arena_space_used_bytes_total", "Arena::SpaceUsed() summed at each release", st.arena_space_used());
+  f->Counter("reco_arena_overflows_total", "arena_pool: releases whose arena outgrew its block", st.arena_overflows());
   f->Counter("reco_arena_grown_total", "arena_pool: releases that grew the arena's block to fit the reply",
              st.arena_grown());
   f->Gauge("reco_arena_block_bytes", "arena_pool: bytes of the pooled arenas' blocks", st.arena_block_bytes());
@@ -164,7 +163,9 @@ void AddTrim(const v1::TrimStats& t, Families* f) {
 std::vector<MetricFamily> PrometheusMetrics(const v1::StatsSnapshot& s) {
   Families f(s.mode());
   f.Gauge("reco_server_info", "The server's build: always 1", 1,
-          {{"malloc", s.malloc()}, {"source", s.source()}, {"grpc_version", s.grpc_version()},
+          {{"malloc", s.malloc()},
+           {"source", s.source()},
+           {"grpc_version", s.grpc_version()},
            {"protobuf_version", s.protobuf_version()}});
   if (!s.rpcs_not_counted()) AddCalls(s, &f);
   AddPhases(s, &f);

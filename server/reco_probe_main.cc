@@ -51,8 +51,8 @@ int BadFlag(absl::string_view message) {
 
 int main(int argc, char** argv) {
   std::vector<char*> rest = reco::ParseFlagsOrExit2(argc, argv, "reco_probe",
-                                                     "Exits 0 when a gRPC server's health service answers SERVING.\n"
-                                                     "  reco_probe --target 127.0.0.1:50051");
+                                                    "Exits 0 when a gRPC server's health service answers SERVING.\n"
+                                                    "  reco_probe --target 127.0.0.1:50051");
   if (rest.size() > 1) {
     std::cerr << "reco_probe: unexpected argument '" << rest[1] << "' (use --target HOST:PORT)\n";
     return 2;

@@ -11,16 +11,16 @@
 #include <grpcpp/resource_quota.h>
 
 #include "absl/strings/str_cat.h"
-#include "core/request.h"
-#include "server/ceiling_service.h"
-#include "server/fragments_service.h"
 #include "core/allocation_counter.h"
-#include "core/response_builder.h"
 #include "core/reply_memory.h"
+#include "core/request.h"
+#include "core/response_builder.h"
 #include "server/async_raw_recommender.h"
 #include "server/async_recommender.h"
 #include "server/call_reservations.h"
+#include "server/ceiling_service.h"
 #include "server/connection_acceptor.h"
+#include "server/fragments_service.h"
 #include "server/listen_address.h"
 #include "server/metrics_endpoint.h"
 #include "server/recommender_service.h"
@@ -36,9 +36,9 @@ namespace reco {
 struct RecoServer::Parts {
   ServerOptions options;
   std::shared_ptr<const Catalogue> catalogue;  // what replies are copied from
-  std::unique_ptr<MessageStore> store;  // null in heap mode: gRPC owns the messages
-  std::unique_ptr<RpcMeter> meter;      // after the store: its allocator wraps the store's
-  std::unique_ptr<ReplyBudget> budget;  // null when off; the server's CallReservations use it
+  std::unique_ptr<MessageStore> store;         // null in heap mode: gRPC owns the messages
+  std::unique_ptr<RpcMeter> meter;             // after the store: its allocator wraps the store's
+  std::unique_ptr<ReplyBudget> budget;         // null when off; the server's CallReservations use it
   std::unique_ptr<MemoryTrimmer> trimmer;
   std::unique_ptr<StatsSnapshotter> snapshotter;
   // --api async: heap's allocator (the others are the store's), the serving threads'
@@ -46,7 +46,7 @@ struct RecoServer::Parts {
   std::unique_ptr<RecommendAllocator> heap_allocator;
   std::unique_ptr<patterns::ServingThreads> serving;
   std::unique_ptr<AsyncRecommender> async_recommend;  // the message modes
-  std::unique_ptr<AsyncRawRecommender> async_raw;      // fragments and the ceiling
+  std::unique_ptr<AsyncRawRecommender> async_raw;     // fragments and the ceiling
   // Answers Recommend: RecommenderService, FragmentsService or CeilingService (MakeService);
   // under --api async, null in the message modes and not registered in the others (its
   // handler serves async_raw's calls).
@@ -92,20 +92,19 @@ absl::Status CheckReplyBudget(const ServerOptions& o) {
                                                    "): the largest reply allowed could never be admitted"));
   }
   if (!(o.max_connection_budget_share > 0 && o.max_connection_budget_share <= 1)) {
-    return absl::InvalidArgumentError(absl::StrCat("max_connection_budget_share: ", o.max_connection_budget_share,
-                                                   " is not in (0, 1]"));
+    return absl::InvalidArgumentError(
+        absl::StrCat("max_connection_budget_share: ", o.max_connection_budget_share, " is not in (0, 1]"));
   }
   if (!(o.max_client_budget_share > 0 && o.max_client_budget_share <= 1)) {
-    return absl::InvalidArgumentError(absl::StrCat("max_client_budget_share: ", o.max_client_budget_share,
-                                                   " is not in (0, 1]"));
+    return absl::InvalidArgumentError(
+        absl::StrCat("max_client_budget_share: ", o.max_client_budget_share, " is not in (0, 1]"));
   }
   if (o.max_reply_hold < absl::ZeroDuration() ||
       (o.max_reply_hold > absl::ZeroDuration() && o.max_reply_hold < kMinReplyHold) ||
       o.max_reply_hold > kMaxReplyHold) {
-    return absl::InvalidArgumentError(absl::StrCat("max_reply_hold: ", absl::FormatDuration(o.max_reply_hold),
-                                                   " is not 0 (never cancel) or between ",
-                                                   absl::FormatDuration(kMinReplyHold), " and ",
-                                                   absl::FormatDuration(kMaxReplyHold)));
+    return absl::InvalidArgumentError(
+        absl::StrCat("max_reply_hold: ", absl::FormatDuration(o.max_reply_hold), " is not 0 (never cancel) or between ",
+                     absl::FormatDuration(kMinReplyHold), " and ", absl::FormatDuration(kMaxReplyHold)));
   }
   return absl::OkStatus();
 }
@@ -149,8 +148,9 @@ absl::Status CheckOptions(const ServerOptions& o) {
   if (absl::Status s = ValidateCatalogueOptions(o.catalogue); !s.ok()) return s;
   if (o.trim.interval < absl::ZeroDuration()) return absl::InvalidArgumentError("trim_interval: negative");
   if (o.tls_cert_pem.empty() != o.tls_key_pem.empty()) {
-    return absl::InvalidArgumentError(o.tls_cert_pem.empty() ? "tls_key_pem without tls_cert_pem: give both or neither"
-                                                             : "tls_cert_pem without tls_key_pem: give both or neither");
+    return absl::InvalidArgumentError(o.tls_cert_pem.empty()
+                                          ? "tls_key_pem without tls_cert_pem: give both or neither"
+                                          : "tls_cert_pem without tls_key_pem: give both or neither");
   }
   if (!o.tls_client_ca_pem.empty() && o.tls_cert_pem.empty()) {
     return absl::InvalidArgumentError("tls_client_ca_pem without tls_cert_pem: client certificates need TLS");
@@ -196,15 +196,15 @@ void ApplyTransportLimits(const ServerOptions& o, grpc::ServerBuilder* builder) 
 // answer, not NOT_FOUND. SetServingStatus(false) at drain turns them all.
 void MarkServing(grpc::HealthCheckServiceInterface* health) {
   health->SetServingStatus(true);
-  for (const std::string& service : {std::string(v1::Recommender::service_full_name()),
-                                     std::string(v1::ServerStats::service_full_name())}) {
+  for (const std::string& service :
+       {std::string(v1::Recommender::service_full_name()), std::string(v1::ServerStats::service_full_name())}) {
     health->SetServingStatus(service, true);
   }
 }
 
 // Every serving mode, in ServingMode's order.
-constexpr ServingMode kServingModes[] = {ServingMode::kHeap,       ServingMode::kReuse,     ServingMode::kArena,
-                                         ServingMode::kArenaPool,  ServingMode::kArenaAlias, ServingMode::kFragments,
+constexpr ServingMode kServingModes[] = {ServingMode::kHeap,      ServingMode::kReuse,      ServingMode::kArena,
+                                         ServingMode::kArenaPool, ServingMode::kArenaAlias, ServingMode::kFragments,
                                          ServingMode::kCeiling};
 
 // How a message mode's build takes the catalogue's items: arena_alias aliases the
@@ -231,23 +231,32 @@ int DefaultAsyncThreads() { return std::max(1, static_cast<int>(std::thread::har
 
 std::optional<MemoryMode> MessageMemoryMode(ServingMode mode) {
   switch (mode) {
-    case ServingMode::kHeap: return MemoryMode::kHeap;
-    case ServingMode::kReuse: return MemoryMode::kReuse;
-    case ServingMode::kArena: return MemoryMode::kArena;
+    case ServingMode::kHeap:
+      return MemoryMode::kHeap;
+    case ServingMode::kReuse:
+      return MemoryMode::kReuse;
+    case ServingMode::kArena:
+      return MemoryMode::kArena;
     case ServingMode::kArenaPool:
-    case ServingMode::kArenaAlias: return MemoryMode::kArenaPool;
+    case ServingMode::kArenaAlias:
+      return MemoryMode::kArenaPool;
     case ServingMode::kFragments:
-    case ServingMode::kCeiling: break;
+    case ServingMode::kCeiling:
+      break;
   }
   return std::nullopt;
 }
 
 ServingMode ServingModeFor(MemoryMode mode) {
   switch (mode) {
-    case MemoryMode::kHeap: return ServingMode::kHeap;
-    case MemoryMode::kReuse: return ServingMode::kReuse;
-    case MemoryMode::kArena: return ServingMode::kArena;
-    case MemoryMode::kArenaPool: break;
+    case MemoryMode::kHeap:
+      return ServingMode::kHeap;
+    case MemoryMode::kReuse:
+      return ServingMode::kReuse;
+    case MemoryMode::kArena:
+      return ServingMode::kArena;
+    case MemoryMode::kArenaPool:
+      break;
   }
   return ServingMode::kArenaPool;
 }
@@ -367,9 +376,8 @@ void RecoServer::Parts::MakeService(CallReservations* reservations) {
     MakeAsyncService(allocator, reservations);
     return;
   }
-  recommend = std::make_unique<RecommenderService>(catalogue.get(), meter->Wrap(allocator), meter.get(),
-                                                   reservations, options.check_every_items,
-                                                   ItemDataFor(options.mode));
+  recommend = std::make_unique<RecommenderService>(catalogue.get(), meter->Wrap(allocator), meter.get(), reservations,
+                                                   options.check_every_items, ItemDataFor(options.mode));
 }
 
 // --api async: the same allocator, measured alike; heap gets one that news the
@@ -379,9 +387,9 @@ void RecoServer::Parts::MakeAsyncService(RecommendAllocator* allocator, CallRese
     heap_allocator = std::make_unique<HeapRecommendAllocator>();
     allocator = heap_allocator.get();
   }
-  async_recommend = std::make_unique<AsyncRecommender>(catalogue.get(), meter->Wrap(allocator), meter.get(),
-                                                       reservations, options.check_every_items,
-                                                       ItemDataFor(options.mode));
+  async_recommend =
+      std::make_unique<AsyncRecommender>(catalogue.get(), meter->Wrap(allocator), meter.get(), reservations,
+                                         options.check_every_items, ItemDataFor(options.mode));
 }
 
 // One Recommend call armed on `queue`, on its serving thread.
@@ -410,7 +418,8 @@ absl::Status RecoServer::Parts::Listen(grpc::ServerBuilder* builder) {
   acceptor_options.max_descriptors = caps.descriptors;
   acceptor_options.max_connections = caps.connections;
   acceptor_options.max_per_source = caps.per_source;
-  absl::StatusOr<std::unique_ptr<ConnectionAcceptor>> bound = ConnectionAcceptor::Listen(options.listen, acceptor_options);
+  absl::StatusOr<std::unique_ptr<ConnectionAcceptor>> bound =
+      ConnectionAcceptor::Listen(options.listen, acceptor_options);
   if (!bound.ok()) return bound.status();
   acceptor = *std::move(bound);
   return absl::OkStatus();
@@ -434,9 +443,9 @@ void RecoServer::Parts::RegisterServices(grpc::ServerBuilder* builder) {
     builder->RegisterService(recommend.get());
   }
   builder->RegisterService(stats.get());
-  unserved = std::make_unique<UnservedMethodService>(std::vector<std::string>{
-      v1::Recommender::service_full_name(), v1::ServerStats::service_full_name(), "grpc.health.v1.Health",
-      "grpc.reflection.v1alpha.ServerReflection"});
+  unserved = std::make_unique<UnservedMethodService>(
+      std::vector<std::string>{v1::Recommender::service_full_name(), v1::ServerStats::service_full_name(),
+                               "grpc.health.v1.Health", "grpc.reflection.v1alpha.ServerReflection"});
   builder->RegisterCallbackGenericService(unserved.get());
 }
 

@@ -94,12 +94,12 @@ inline constexpr int kMinSyncThreads = 4;
 inline constexpr int kMaxSyncThreads = 4096;
 
 struct ServerOptions {
-  std::string listen = "127.0.0.1:50051";  // "127.0.0.1:0" picks a free port
+  std::string listen = "127.0.0.1:50051";      // "127.0.0.1:0" picks a free port
   ServingMode mode = ServingMode::kArenaPool;  // what answers Recommend
   ServingApi api = ServingApi::kCallback;      // how gRPC hands Recommend calls to it
   // kAsync: the serving threads, each with its own completion queue (at least 1).
   int async_threads = DefaultAsyncThreads();
-  MessageStoreOptions store;               // the memory modes' pool bound, initial block size
+  MessageStoreOptions store;  // the memory modes' pool bound, initial block size
   // The catalogue replies are copied from (core/catalogue.h), built at start-up:
   // 10,000 items per text profile by default (its size and build time: docs/server.md).
   CatalogueOptions catalogue;
@@ -183,13 +183,13 @@ class RecoServer {
   static absl::StatusOr<std::unique_ptr<RecoServer>> Start(const ServerOptions& options);
   ~RecoServer();
 
-  int port() const;                       // the bound port
-  const ServerOptions& options() const;   // what it was started with
-  v1::StatsSnapshot Stats(bool reset);    // same as the GetStats RPC
-  v1::StatsSnapshot SinceStart();         // the same figures since Start, whatever the resets
-  int metrics_port() const;               // the metrics port bound; 0 without metrics_listen
-  void BeginDrain();                      // health NOT_SERVING; calls still served (drain.h)
-  void Shutdown(absl::Duration deadline); // graceful: stop accepting, finish in-flight
+  int port() const;                        // the bound port
+  const ServerOptions& options() const;    // what it was started with
+  v1::StatsSnapshot Stats(bool reset);     // same as the GetStats RPC
+  v1::StatsSnapshot SinceStart();          // the same figures since Start, whatever the resets
+  int metrics_port() const;                // the metrics port bound; 0 without metrics_listen
+  void BeginDrain();                       // health NOT_SERVING; calls still served (drain.h)
+  void Shutdown(absl::Duration deadline);  // graceful: stop accepting, finish in-flight
   void Wait();
 
   RecoServer(const RecoServer&) = delete;

@@ -23,11 +23,11 @@
 #include "cli/flag_parse.h"
 #include "cli/mutex_checks.h"
 #include "core/request.h"
-#include "server/ceiling_service.h"
 #include "rpc/pem_file.h"
+#include "server/ceiling_service.h"
 #include "server/connection_limits.h"
-#include "server/listen_address.h"
 #include "server/lifecycle_flags.h"
+#include "server/listen_address.h"
 #include "server/process_metrics.h"
 #include "server/reco_server.h"
 #include "server/stats_summary.h"
@@ -46,7 +46,8 @@ ABSL_FLAG(std::string, api, "callback",
           "queues served by --async_threads threads of the server's own; every --mode)");
 ABSL_FLAG(int64_t, async_threads, reco::DefaultAsyncThreads(),
           "--api async: serving threads, one completion queue each (default: the machine's cores)");
-ABSL_FLAG(std::string, ceiling_profile, "realistic", "ceiling: text profile of the fixed request, realistic or compact");
+ABSL_FLAG(std::string, ceiling_profile, "realistic",
+          "ceiling: text profile of the fixed request, realistic or compact");
 ABSL_FLAG(int64_t, ceiling_seed, 1, "ceiling: seed of the fixed request (reco_load's --seed default)");
 ABSL_FLAG(std::string, ceiling_user, "load-user-0", "ceiling: user_id of the fixed request (reco_load's first)");
 ABSL_FLAG(int64_t, catalogue_items, 10000,
@@ -241,8 +242,8 @@ void ReadTlsFlags(reco::ServerOptions* o) {
     o->tls_client_ca_pem = *std::move(pem);
   }
   // Only the flag and path reach stderr; the PEM text stays in memory.
-  for (auto [flag, path, out] : {std::tuple{"--tls_cert", cert, &o->tls_cert_pem},
-                                 std::tuple{"--tls_key", key, &o->tls_key_pem}}) {
+  for (auto [flag, path, out] :
+       {std::tuple{"--tls_cert", cert, &o->tls_cert_pem}, std::tuple{"--tls_key", key, &o->tls_key_pem}}) {
     absl::StatusOr<std::string> pem = reco::ReadPemFile(flag, path);
     if (!pem.ok()) BadFlag(std::string(pem.status().message()));
     *out = *std::move(pem);
@@ -268,8 +269,8 @@ reco::ServerOptions OptionsFromFlags() {
   o.catalogue.items_per_profile =
       static_cast<uint32_t>(Bounded(FLAGS_catalogue_items, "catalogue_items", 1, reco::kMaxCatalogueItems));
   o.catalogue.seed = absl::GetFlag(FLAGS_catalogue_seed);
-  o.fragments_copy_below_bytes = static_cast<size_t>(
-      Bounded(FLAGS_fragments_copy_below_bytes, "fragments_copy_below_bytes", 0, int64_t{1} << 30));
+  o.fragments_copy_below_bytes =
+      static_cast<size_t>(Bounded(FLAGS_fragments_copy_below_bytes, "fragments_copy_below_bytes", 0, int64_t{1} << 30));
   o.store = StoreFromFlags(o.mode);
   ReadTransportFlags(&o);
   ReadReplyBudgetFlags(&o);
@@ -279,7 +280,8 @@ reco::ServerOptions OptionsFromFlags() {
   o.reflection = absl::GetFlag(FLAGS_reflection);
   o.metrics_listen = absl::GetFlag(FLAGS_metrics_listen);
   if (!o.metrics_listen.empty()) {
-    if (absl::Status s = reco::CheckListenAddress(o.metrics_listen); !s.ok()) BadFlag(absl::StrCat("--metrics_", s.message()));
+    if (absl::Status s = reco::CheckListenAddress(o.metrics_listen); !s.ok())
+      BadFlag(absl::StrCat("--metrics_", s.message()));
   }
   if (absl::GetFlag(FLAGS_shutdown_deadline) < absl::ZeroDuration() ||
       absl::GetFlag(FLAGS_shutdown_deadline) > absl::Hours(1)) {
@@ -346,8 +348,9 @@ int main(int argc, char** argv) {
                                catalogue.space_used_bytes() / 1048576.0, catalogue.build_seconds());
   if (options.tls_cert_pem.empty()) {
     std::cerr << "reco_server: connections: "
-              << reco::DescribeConnectionCaps(reco::ResolveConnectionCaps(options.connection, options.max_concurrent_streams),
-                                              options.connection, options.max_concurrent_streams)
+              << reco::DescribeConnectionCaps(
+                     reco::ResolveConnectionCaps(options.connection, options.max_concurrent_streams),
+                     options.connection, options.max_concurrent_streams)
               << "\n";
   } else {
     std::cerr << "reco_server: connections: the TLS port is gRPC's own listener: no connection cap, and it stops "

@@ -54,8 +54,7 @@ class RecommenderService final : public v1::Recommender::CallbackService {
   // item_data: kAliased (arena_alias) only with an allocator whose responses are on
   // arenas; elsewhere the build copies anyway (core/response_builder.h).
   RecommenderService(const Catalogue* catalogue, RecommendAllocator* allocator, RpcMeter* meter,
-                     CallReservations* reservations, uint32_t check_every_items,
-                     ItemData item_data = ItemData::kCopied)
+                     CallReservations* reservations, uint32_t check_every_items, ItemData item_data = ItemData::kCopied)
       : catalogue_(catalogue),
         meter_(meter),
         reservations_(reservations),

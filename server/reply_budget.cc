@@ -21,9 +21,9 @@ absl::Status ReplyBudget::Reserve(uint64_t bytes) {
   do {
     if (used + bytes > capacity_) {
       refused_.fetch_add(1, std::memory_order_relaxed);
-      return absl::ResourceExhaustedError(absl::StrCat(
-          "the server's budget for replies in flight is spent (", MiB(used), " of ", MiB(capacity_),
-          " reserved, this reply needs ", bytes, " bytes; --inflight_budget_bytes): retry later"));
+      return absl::ResourceExhaustedError(
+          absl::StrCat("the server's budget for replies in flight is spent (", MiB(used), " of ", MiB(capacity_),
+                       " reserved, this reply needs ", bytes, " bytes; --inflight_budget_bytes): retry later"));
     }
   } while (!in_use_.compare_exchange_weak(used, used + bytes, std::memory_order_relaxed));
   admitted_.fetch_add(1, std::memory_order_relaxed);

@@ -53,10 +53,10 @@ class ReplyBudget {
   struct Stats {
     uint64_t capacity_bytes = 0;
     uint64_t max_reply_bytes = 0;
-    uint64_t in_use_bytes = 0;  // reserved now
-    uint64_t peak_bytes = 0;    // most reserved at once since start or ResetPeak()
-    uint64_t admitted = 0;      // OK reservations
-    uint64_t refused = 0;       // refused reservations, whoever refused them
+    uint64_t in_use_bytes = 0;              // reserved now
+    uint64_t peak_bytes = 0;                // most reserved at once since start or ResetPeak()
+    uint64_t admitted = 0;                  // OK reservations
+    uint64_t refused = 0;                   // refused reservations, whoever refused them
     uint64_t refused_connection_share = 0;  // of refused: the connection's share was spent
     uint64_t refused_client_share = 0;      // of refused: the client's share was spent
     uint64_t refused_client_penalty = 0;    // of refused: the client is refused for a while

@@ -30,8 +30,7 @@ std::unique_ptr<RecoServer> StartCeiling(const v1::RecommendRequest& fixed, Serv
 }
 
 TEST(ServerCeilingTest, RepliesWithTheBuildersBytesForItsFixedRequest) {
-  for (const v1::RecommendRequest& fixed :
-       {DefaultCeilingRequest(), MakeRequest(10, v1::TEXT_PROFILE_COMPACT, 3)}) {
+  for (const v1::RecommendRequest& fixed : {DefaultCeilingRequest(), MakeRequest(10, v1::TEXT_PROFILE_COMPACT, 3)}) {
     auto server = StartCeiling(fixed);
     ASSERT_NE(server, nullptr);
     auto channel = testing::ChannelTo(*server);

@@ -4,17 +4,17 @@
 #include <gtest/gtest.h>
 
 #include <atomic>
-#include <tuple>
 #include <thread>
+#include <tuple>
 #include <vector>
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "core/reply_memory.h"
 #include "core/response_builder.h"
+#include "core/test_util.h"
 #include "google/protobuf/util/message_differencer.h"
 #include "rpc/health_check.h"
-#include "core/test_util.h"
 #include "server/server_test_util.h"
 
 namespace reco {
@@ -314,14 +314,12 @@ TEST(ServerTlsOptionsTest, RefusesHalfOrBrokenTlsWithoutEchoingIt) {
   auto refused = RecoServer::Start(half);
   ASSERT_FALSE(refused.ok());
   EXPECT_EQ(refused.status().code(), absl::StatusCode::kInvalidArgument);
-  EXPECT_NE(refused.status().message().find("tls_cert_pem without tls_key_pem"), std::string::npos)
-      << refused.status();
+  EXPECT_NE(refused.status().message().find("tls_cert_pem without tls_key_pem"), std::string::npos) << refused.status();
   half.tls_cert_pem.clear();
   half.tls_key_pem = "key";
   refused = RecoServer::Start(half);
   ASSERT_FALSE(refused.ok());
-  EXPECT_NE(refused.status().message().find("tls_key_pem without tls_cert_pem"), std::string::npos)
-      << refused.status();
+  EXPECT_NE(refused.status().message().find("tls_key_pem without tls_cert_pem"), std::string::npos) << refused.status();
 
   ServerOptions broken;
   broken.listen = "127.0.0.1:0";

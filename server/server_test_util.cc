@@ -40,14 +40,12 @@ std::shared_ptr<grpc::Channel> ChannelTo(const RecoServer& server) {
   grpc::ChannelArguments args;
   // A 10,000-item realistic response is about 5 MB, over gRPC's 4 MB client default.
   args.SetMaxReceiveMessageSize(-1);
-  return grpc::CreateCustomChannel(absl::StrCat("127.0.0.1:", server.port()), grpc::InsecureChannelCredentials(),
-                                   args);
+  return grpc::CreateCustomChannel(absl::StrCat("127.0.0.1:", server.port()), grpc::InsecureChannelCredentials(), args);
 }
 
 RawReply CallRawBytes(grpc::Channel* channel, const std::string& request_bytes, absl::Duration deadline) {
   grpc::GenericStub stub(std::shared_ptr<grpc::Channel>(channel, [](grpc::Channel*) {}));
-  UnaryReply reply =
-      BlockingUnaryCall(stub, "/reco.v1.Recommender/Recommend", request_bytes, absl::Now() + deadline);
+  UnaryReply reply = BlockingUnaryCall(stub, "/reco.v1.Recommender/Recommend", request_bytes, absl::Now() + deadline);
   return RawReply{reply.status, reply.status.ok() ? reply.Bytes() : std::string()};
 }
 

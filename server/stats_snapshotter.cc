@@ -1,7 +1,6 @@
 // See stats_snapshotter.h.
 #include "server/stats_snapshotter.h"
 
-
 namespace reco {
 namespace {
 
@@ -81,8 +80,8 @@ StatsSnapshotter::Baseline StatsSnapshotter::TakeBaseline() const {
   return b;
 }
 
-void StatsSnapshotter::Fill(const PhaseRecorder::Totals& totals, const ProcessWindow& process,
-                            const Baseline& base, v1::StatsSnapshot* s) const {
+void StatsSnapshotter::Fill(const PhaseRecorder::Totals& totals, const ProcessWindow& process, const Baseline& base,
+                            v1::StatsSnapshot* s) const {
   process.Fill(s);
   Baseline now = TakeBaseline();
   s->set_mode(mode_name_);

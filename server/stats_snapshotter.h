@@ -27,8 +27,8 @@
 #include "core/message_store.h"
 #include "proto/stats.pb.h"
 #include "server/call_reservations.h"
-#include "server/phase_recorder.h"
 #include "server/memory_trimmer.h"
+#include "server/phase_recorder.h"
 #include "server/process_window.h"
 #include "server/reply_budget.h"
 
@@ -39,11 +39,11 @@ class StatsSnapshotter {
   // What the snapshots read; only the recorder is required.
   struct Sources {
     PhaseRecorder* recorder = nullptr;
-    const MessageStore* store = nullptr;    // null in heap, fragments and ceiling modes
-    ReplyBudget* budget = nullptr;          // null without a reply budget
+    const MessageStore* store = nullptr;             // null in heap, fragments and ceiling modes
+    ReplyBudget* budget = nullptr;                   // null without a reply budget
     const CallReservations* reservations = nullptr;  // the budget's per-call side, if any
-    const MemoryTrimmer* trimmer = nullptr; // null without trimming
-    const Catalogue* catalogue = nullptr;   // the replies' catalogue
+    const MemoryTrimmer* trimmer = nullptr;          // null without trimming
+    const Catalogue* catalogue = nullptr;            // the replies' catalogue
   };
   // mode_name: a ServingModeName (reco_server.h), for StatsSnapshot.mode.
   StatsSnapshotter(std::string mode_name, Sources sources);

@@ -22,8 +22,8 @@ std::string PhaseLine(const char* name, const v1::PhaseStats& phase, uint64_t rp
 std::string FormatStatsSummary(const v1::StatsSnapshot& s) {
   std::string out = absl::StrFormat("reco_server summary: mode=%s malloc=%s window=%.1fs grpc=%s protobuf=%s\n",
                                     s.mode(), s.malloc(), s.window_seconds(), s.grpc_version(), s.protobuf_version());
-  absl::StrAppendFormat(&out, "rpcs=%d errors=%d (invalid %d, over budget %d, abandoned %d)  (%.0f rpc/s)\n",
-                        s.rpcs(), s.rpc_errors(), s.rpc_invalid(), s.rpc_over_budget(), s.rpc_abandoned(),
+  absl::StrAppendFormat(&out, "rpcs=%d errors=%d (invalid %d, over budget %d, abandoned %d)  (%.0f rpc/s)\n", s.rpcs(),
+                        s.rpc_errors(), s.rpc_invalid(), s.rpc_over_budget(), s.rpc_abandoned(),
                         s.window_seconds() > 0 ? s.rpcs() / s.window_seconds() : 0.0);
   absl::StrAppend(&out, "phase        p50_us   p99_us  mean_us  allocs/rpc  frees/rpc   bytes/rpc\n");
   absl::StrAppend(&out, PhaseLine("build", s.build(), s.rpcs()));

@@ -98,8 +98,8 @@ inline std::chrono::system_clock::time_point Deadline() {
 }
 
 inline grpc::Status CallFeed(grpc::Channel* channel, const std::string& user_id, uint32_t post_count) {
-  std::unique_ptr<feed::v1::Feed::Stub> stub = feed::v1::Feed::NewStub(
-      std::shared_ptr<grpc::Channel>(channel, [](grpc::Channel*) {}));
+  std::unique_ptr<feed::v1::Feed::Stub> stub =
+      feed::v1::Feed::NewStub(std::shared_ptr<grpc::Channel>(channel, [](grpc::Channel*) {}));
   grpc::ClientContext context;
   context.set_deadline(Deadline());
   feed::v1::FeedRequest request;
@@ -110,8 +110,8 @@ inline grpc::Status CallFeed(grpc::Channel* channel, const std::string& user_id,
 }
 
 inline grpc::Status GetStats(grpc::Channel* channel, bool reset, v1::StatsSnapshot* snapshot) {
-  std::unique_ptr<v1::ServerStats::Stub> stub = v1::ServerStats::NewStub(
-      std::shared_ptr<grpc::Channel>(channel, [](grpc::Channel*) {}));
+  std::unique_ptr<v1::ServerStats::Stub> stub =
+      v1::ServerStats::NewStub(std::shared_ptr<grpc::Channel>(channel, [](grpc::Channel*) {}));
   grpc::ClientContext context;
   context.set_deadline(Deadline());
   v1::GetStatsRequest request;

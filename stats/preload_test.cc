@@ -10,8 +10,8 @@
 
 #include <grpcpp/grpcpp.h>
 
-#include "gtest/gtest.h"
 #include "feed.grpc.pb.h"
+#include "gtest/gtest.h"
 #include "proto/stats.grpc.pb.h"
 
 namespace reco {

@@ -41,7 +41,8 @@ TEST(ServerStatsTest, ServesPrometheusMetricsOncePerProcess) {
   options.label = "feed";
   options.metrics_listen = "127.0.0.1:99999";
   grpc::Status bad;
-  RunningServer refused = StartFeedServer(&service, [&](grpc::ServerBuilder& b) { bad = EnableServerStats(b, options); });
+  RunningServer refused =
+      StartFeedServer(&service, [&](grpc::ServerBuilder& b) { bad = EnableServerStats(b, options); });
   EXPECT_EQ(bad.error_code(), grpc::StatusCode::INVALID_ARGUMENT) << bad.error_message();
   EXPECT_NE(bad.error_message().find("metrics_listen=127.0.0.1:99999"), std::string::npos) << bad.error_message();
   EXPECT_EQ(ServiceStats::Get().metrics_port(), 0);
@@ -63,7 +64,8 @@ TEST(ServerStatsTest, ServesPrometheusMetricsOncePerProcess) {
   EXPECT_EQ(scraped_after[ok] - scraped_before[ok], 4);
 
   grpc::Status again;
-  RunningServer second = StartFeedServer(&service, [&](grpc::ServerBuilder& b) { again = EnableServerStats(b, options); });
+  RunningServer second =
+      StartFeedServer(&service, [&](grpc::ServerBuilder& b) { again = EnableServerStats(b, options); });
   EXPECT_EQ(again.error_code(), grpc::StatusCode::FAILED_PRECONDITION) << again.error_message();
 }
 

@@ -11,8 +11,8 @@ ServiceStats& ServiceStats::Get() {
   return *stats;
 }
 
-void ServiceStats::Fill(const StatsIdentity& identity, const PhaseRecorder::Totals& totals,
-                        const ProcessWindow& window, v1::StatsSnapshot* s) const {
+void ServiceStats::Fill(const StatsIdentity& identity, const PhaseRecorder::Totals& totals, const ProcessWindow& window,
+                        v1::StatsSnapshot* s) const {
   window.Fill(s);
   s->set_mode(identity.label.empty() ? "service" : identity.label);
   s->set_source(identity.source);

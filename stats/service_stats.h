@@ -21,8 +21,8 @@
 #include <mutex>
 #include <string>
 
-#include "proto/stats.pb.h"
 #include "absl/status/status.h"
+#include "proto/stats.pb.h"
 #include "server/metrics_endpoint.h"
 #include "server/phase_recorder.h"
 #include "server/process_window.h"
@@ -31,9 +31,9 @@ namespace reco {
 
 // Who asks for a snapshot: what it reports about itself.
 struct StatsIdentity {
-  std::string label;             // StatsSnapshot.mode; empty -> "service"
-  std::string source;            // StatsSnapshot.source
-  bool rpcs_not_counted = false; // no interceptor counts this server's RPCs
+  std::string label;              // StatsSnapshot.mode; empty -> "service"
+  std::string source;             // StatsSnapshot.source
+  bool rpcs_not_counted = false;  // no interceptor counts this server's RPCs
 };
 
 class ServiceStats {
@@ -60,7 +60,7 @@ class ServiceStats {
   PhaseRecorder recorder_;
   std::atomic<bool> build_measured_{false};
   std::mutex mu_;
-  ProcessWindow window_;  // guarded by mu_
+  ProcessWindow window_;             // guarded by mu_
   const ProcessWindow since_start_;  // never restarted
   std::mutex metrics_mu_;
   std::unique_ptr<MetricsEndpoint> metrics_;  // guarded by metrics_mu_; never destroyed, as this object

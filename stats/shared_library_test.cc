@@ -66,7 +66,8 @@ TEST(SharedLibraryTest, AMallocPreloadedAheadLeavesProcessAllocationsUnset) {
 
 // Run by the test above, under LD_PRELOAD of another malloc.
 TEST(SharedLibraryTest, ReportsWhenNotInterposing) {
-  if (getenv("STATS_TEST_CHILD") == nullptr) GTEST_SKIP() << "run by AMallocPreloadedAheadLeavesProcessAllocationsUnset";
+  if (getenv("STATS_TEST_CHILD") == nullptr)
+    GTEST_SKIP() << "run by AMallocPreloadedAheadLeavesProcessAllocationsUnset";
   EXPECT_FALSE(AllocationCounter::Interposing());
   stats_testing::FeedTestService service(/*measure_build=*/false);
   stats_testing::RunningServer s =

@@ -36,7 +36,8 @@ ABSL_FLAG(int32_t, warmup_responses, 3,
 ABSL_FLAG(int64_t, initial_block_bytes, 512 * 1024, "arena_pool: the size of each arena's reused initial block.");
 ABSL_FLAG(std::string, format, "text", "Output: 'text' (a table for terminals) or 'json' (for scripts).");
 ABSL_FLAG(std::vector<std::string>, proto, {}, "Your .proto file(s), comma-separated: measure your own message.");
-ABSL_FLAG(std::string, protoset, "", "A FileDescriptorSet (protoc --include_imports --descriptor_set_out) instead of --proto.");
+ABSL_FLAG(std::string, protoset, "",
+          "A FileDescriptorSet (protoc --include_imports --descriptor_set_out) instead of --proto.");
 ABSL_FLAG(std::vector<std::string>, import_path, {}, "Where --proto's imports are found; comma-separated or repeated.");
 ABSL_FLAG(std::string, message, "", "With --proto/--protoset: the message to measure, e.g. feed.v1.FeedResponse.");
 ABSL_FLAG(std::string, data_file, "", "With --message: one sample of it as JSON (one reply).");
@@ -85,7 +86,9 @@ int RunUserMessage(const std::vector<std::string>& import_paths, const reco::Mes
   const std::string protoset = absl::GetFlag(FLAGS_protoset);
   if (!protos.empty() && !protoset.empty()) return Fail("give --proto or --protoset, not both");
   for (const char* old : {"items", "profile"}) {
-    if (Given(old)) return Fail(std::string("--") + old + " is about reco's own reply; with --proto/--protoset the sample is --data_file");
+    if (Given(old))
+      return Fail(std::string("--") + old +
+                  " is about reco's own reply; with --proto/--protoset the sample is --data_file");
   }
   const std::string type_name = absl::GetFlag(FLAGS_message);
   if (type_name.empty()) return Fail("--message is required with --proto/--protoset (e.g. --message=pkg.v1.Reply)");

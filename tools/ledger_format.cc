@@ -15,12 +15,10 @@ namespace {
 // Whole numbers print as such; a fraction means the cycles differed, which is news.
 std::string Number(double v) {
   return v == static_cast<double>(static_cast<int64_t>(v)) ? absl::StrFormat("%d", static_cast<int64_t>(v))
-                                                          : absl::StrFormat("%.2f", v);
+                                                           : absl::StrFormat("%.2f", v);
 }
 
-nlohmann::json PhaseJson(const PhaseCost& c) {
-  return {{"allocs", c.allocs}, {"frees", c.frees}, {"bytes", c.bytes}};
-}
+nlohmann::json PhaseJson(const PhaseCost& c) { return {{"allocs", c.allocs}, {"frees", c.frees}, {"bytes", c.bytes}}; }
 
 nlohmann::json ModesJson(const std::vector<ModeLedger>& modes) {
   nlohmann::json json = nlohmann::json::object();

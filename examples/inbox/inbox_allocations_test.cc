@@ -67,7 +67,10 @@ MallocCounts HeapBuild(bool long_text, v1::ThreadPage* page) {
 
 TEST(InboxAllocations, HeapBuildMallocsEveryObject) {
   for (bool long_text : {false, true}) {
-    { v1::ThreadPage warm_up; HeapBuild(long_text, &warm_up); }
+    {
+      v1::ThreadPage warm_up;
+      HeapBuild(long_text, &warm_up);
+    }
     v1::ThreadPage page;
     const MallocCounts build = HeapBuild(long_text, &page);
     EXPECT_EQ(build.allocs, static_cast<uint64_t>(ExpectedHeapAllocs(page))) << "long_text=" << long_text;

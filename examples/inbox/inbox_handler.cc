@@ -21,9 +21,8 @@ constexpr int64_t kMinuteMs = 60'000;
 // Label names, each thread taking 2 or 3 consecutive ones. Short: at most 15 bytes;
 // long: more than 15.
 constexpr absl::string_view kShortLabels[] = {"inbox", "work", "travel", "receipts", "family"};
-constexpr absl::string_view kLongLabels[] = {"category/primary-inbox", "projects/work-items",
-                                             "trips/travel-bookings", "finance/receipts-2024",
-                                             "personal/family-photos"};
+constexpr absl::string_view kLongLabels[] = {"category/primary-inbox", "projects/work-items", "trips/travel-bookings",
+                                             "finance/receipts-2024", "personal/family-photos"};
 constexpr size_t kLabelNames = sizeof(kShortLabels) / sizeof(kShortLabels[0]);
 
 // Numbers below stay under kMaxThreads (3 digits) and 4 (participants, attachments),
@@ -34,7 +33,7 @@ void FillParticipant(uint32_t i, uint32_t j, bool long_text, v1::Participant* p)
     StrAppend(p->mutable_display_name(), "Participant ", i, ".", j, " (Example Inc.)");
   } else {
     StrAppend(p->mutable_address(), "u", i, ".", j, "@ex.io");  // "u999.3@ex.io"
-    StrAppend(p->mutable_display_name(), "User ", i, ".", j);    // "User 999.3"
+    StrAppend(p->mutable_display_name(), "User ", i, ".", j);   // "User 999.3"
   }
   p->set_role(j == 0 ? v1::Participant::ROLE_FROM : j % 2 == 1 ? v1::Participant::ROLE_TO : v1::Participant::ROLE_CC);
 }
@@ -45,7 +44,7 @@ void FillAttachment(uint32_t i, uint32_t j, bool long_text, v1::Attachment* a) {
     StrAppend(a->mutable_mime_type(), "application/vnd.example-scan+pdf");
   } else {
     StrAppend(a->mutable_file_name(), "f", i, "-", j, ".pdf");  // "f999-1.pdf"
-    StrAppend(a->mutable_mime_type(), "application/pdf");      // exactly 15 bytes
+    StrAppend(a->mutable_mime_type(), "application/pdf");       // exactly 15 bytes
   }
   a->set_size_bytes(4096 * (uint64_t{i} + 1) + 1000 * j);
 }

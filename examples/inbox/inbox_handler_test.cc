@@ -6,8 +6,8 @@
 
 #include <set>
 
-#include "gtest/gtest.h"
 #include "google/protobuf/util/message_differencer.h"
+#include "gtest/gtest.h"
 #include "message_tree.h"
 
 namespace inbox {

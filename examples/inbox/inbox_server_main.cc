@@ -36,8 +36,9 @@ namespace {
 }  // namespace
 
 int main(int argc, char** argv) {
-  absl::SetProgramUsageMessage("The example Inbox gRPC service (inbox.v1.Inbox/ListThreads) in one of three variants.\n"
-                               "  inbox_server --variant pooled_arena --listen 127.0.0.1:0");
+  absl::SetProgramUsageMessage(
+      "The example Inbox gRPC service (inbox.v1.Inbox/ListThreads) in one of three variants.\n"
+      "  inbox_server --variant pooled_arena --listen 127.0.0.1:0");
   std::vector<char*> rest = absl::ParseCommandLine(argc, argv);
   if (rest.size() > 1) BadFlag(std::string("unexpected argument '") + rest[1] + "' (flags only; see --help)");
   const std::optional<inbox::Variant> variant = inbox::ParseVariant(absl::GetFlag(FLAGS_variant));

@@ -108,8 +108,9 @@ TEST_P(InboxServerTest, UnknownMethodAndWatchInboxAreUnimplemented) {
 // empty string) on the v1alpha stream, read as bytes.
 TEST_P(InboxServerTest, ReflectionListsTheService) {
   std::string reply;
-  const grpc::Status status = CallRawUnary(channel_.get(), "/grpc.reflection.v1alpha.ServerReflection/ServerReflectionInfo",
-                                           std::string("\x3a\x00", 2), &reply);
+  const grpc::Status status =
+      CallRawUnary(channel_.get(), "/grpc.reflection.v1alpha.ServerReflection/ServerReflectionInfo",
+                   std::string("\x3a\x00", 2), &reply);
   EXPECT_TRUE(status.ok()) << status.error_message();
   EXPECT_NE(reply.find("inbox.v1.Inbox"), std::string::npos);
 }
@@ -133,10 +134,13 @@ TEST_P(InboxServerTest, GarbageRequestIsRefused) {
 
 INSTANTIATE_TEST_SUITE_P(Variants, InboxServerTest,
                          testing::Values(Variant::kHeap, Variant::kPooledArena, Variant::kSpliced),
-                         [](const testing::TestParamInfo<Variant>& info) { return std::string(VariantName(info.param)); });
+                         [](const testing::TestParamInfo<Variant>& info) {
+                           return std::string(VariantName(info.param));
+                         });
 
 TEST(ParseVariant, NamesRoundTrip) {
-  for (Variant v : {Variant::kHeap, Variant::kPooledArena, Variant::kSpliced}) EXPECT_EQ(ParseVariant(VariantName(v)), v);
+  for (Variant v : {Variant::kHeap, Variant::kPooledArena, Variant::kSpliced})
+    EXPECT_EQ(ParseVariant(VariantName(v)), v);
   EXPECT_EQ(ParseVariant("arena"), std::nullopt);
 }
 

@@ -20,8 +20,9 @@ ABSL_FLAG(int64_t, threads, 50, "threads on the page, 0 (the default, 50) to 100
 ABSL_FLAG(bool, long_text, false, "every string longer than 15 bytes (false: every string at most 15)");
 
 int main(int argc, char** argv) {
-  absl::SetProgramUsageMessage("Prints one ListThreads reply of the example Inbox service as JSON.\n"
-                               "  inbox_page_json --threads 50 [--long_text] > page.json");
+  absl::SetProgramUsageMessage(
+      "Prints one ListThreads reply of the example Inbox service as JSON.\n"
+      "  inbox_page_json --threads 50 [--long_text] > page.json");
   if (absl::ParseCommandLine(argc, argv).size() > 1) {
     std::cerr << "inbox_page_json: flags only (see --help)\n";
     return 2;

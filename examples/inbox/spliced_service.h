@@ -61,8 +61,8 @@ class SplicedThreads {
 void SpliceThreadPage(const SplicedThreads& threads, const v1::ListThreadsRequest& request,
                       reco::patterns::SplicedReply* reply);
 
-class SplicedInboxService final
-    : public v1::Inbox::WithRawCallbackMethod_ListThreads<v1::Inbox::WithCallbackMethod_WatchInbox<v1::Inbox::Service>> {
+class SplicedInboxService final : public v1::Inbox::WithRawCallbackMethod_ListThreads<
+                                      v1::Inbox::WithCallbackMethod_WatchInbox<v1::Inbox::Service>> {
  public:
   explicit SplicedInboxService(const SplicedThreads* threads) : threads_(threads) {}
 

@@ -5,10 +5,10 @@
 
 #include <fstream>
 
+#include "client/request_set.h"
 #include "core/catalogue.h"
 #include "core/message_store.h"
 #include "core/response_builder.h"
-#include "client/request_set.h"
 #include "gtest/gtest.h"
 #include "server/reco_server.h"
 
@@ -204,7 +204,9 @@ TEST(ClientLoadRun, GenericCallDrivesAnyMethodWithTheGivenRequests) {
   v1::RecommendRequest small, large;
   small.set_item_count(10);
   large.set_item_count(30);
-  o.call = {kRecommendMethod, "reco.v1.RecommendRequest", "reco.v1.RecommendResponse",
+  o.call = {kRecommendMethod,
+            "reco.v1.RecommendRequest",
+            "reco.v1.RecommendResponse",
             {small.SerializeAsString(), large.SerializeAsString()}};
   o.metadata = {{"x-test", "1"}};
   absl::StatusOr<RunReport> report = RunLoad(o, "test", nullptr);
@@ -218,8 +220,10 @@ TEST(ClientLoadRun, GenericCallDrivesAnyMethodWithTheGivenRequests) {
   const v1::StatsSnapshot own = pool->Stats(/*reset=*/false);
   EXPECT_EQ(own.rpcs(), 80u + o.connections);
   const double reply_bytes = static_cast<double>(t.client.response_bytes) / t.client.ok;
-  EXPECT_NEAR(reply_bytes, (BuildResponseBytes(*Catalogue::Shared({}), small).size() +
-                            BuildResponseBytes(*Catalogue::Shared({}), large).size()) / 2.0,
+  EXPECT_NEAR(reply_bytes,
+              (BuildResponseBytes(*Catalogue::Shared({}), small).size() +
+               BuildResponseBytes(*Catalogue::Shared({}), large).size()) /
+                  2.0,
               1.0);
 }
 

@@ -59,7 +59,7 @@ TEST(ClientCli, BadFlagsAreNamedAndSendNoLoad) {
       {"--target", "--target heap=127.0.0.1"},
       {"--target", "--target heap=127.0.0.1:99999"},
       {"--target", "--target heap=127.0.0.1:+80"},  // SimpleAtoi's sign: dialled port 80
-      {"--target", "--duration 1"},  // no target at all
+      {"--target", "--duration 1"},                 // no target at all
       {"--duration", target + " --duration 0"},
       {"--duration", target + " --duration -2s"},
       {"--duration", target + " --duration soon"},
@@ -163,7 +163,7 @@ TEST(ClientCli, PollsWithTheChosenPoller) {
       {"", "--grpc_poll_strategy epoll1", "epoll1"},
       {"GRPC_POLL_STRATEGY=epoll1", "--grpc_poll_strategy default", "epoll1"},
       {"GRPC_POLL_STRATEGY=poll", "--grpc_poll_strategy default", "poll"},
-      {"", replicas, "epoll1"},                             // auto, round_robin over two replicas
+      {"", replicas, "epoll1"},                            // auto, round_robin over two replicas
       {"", replicas + " --lb_policy pick_first", "poll"},  // each channel keeps to one
   };
   for (const Case& c : cases) {
@@ -197,8 +197,8 @@ TEST(ClientCli, GoodRunExitsZeroAndWritesEveryReport) {
   const std::string dir = ::testing::TempDir();
   const std::string json = dir + "/cli_report.json", csv = dir + "/cli_report.csv", html = dir + "/cli_report.html";
   Outcome o = RunReco(absl::StrCat("--target heap=127.0.0.1:", server->port(),
-                                   " --duration 500ms --warmup 200ms --rounds 1 --concurrency 2 --items 20",
-                                   " --json ", json, " --csv ", csv, " --html ", html));
+                                   " --duration 500ms --warmup 200ms --rounds 1 --concurrency 2 --items 20", " --json ",
+                                   json, " --csv ", csv, " --html ", html));
   ASSERT_EQ(o.exit_code, 0) << o.output;
   EXPECT_NE(o.output.find("QPS"), std::string::npos) << o.output;
   std::ifstream in(json);

@@ -70,8 +70,8 @@ std::vector<std::unique_ptr<Call>> StartCalls(std::vector<std::unique_ptr<grpc::
     call->context.set_deadline(deadline);
     grpc::Slice slice(request_bytes);
     grpc::ByteBuffer buffer(&slice, 1);
-    call->reader = stubs[i % stubs.size()]->PrepareUnaryCall(&call->context, "/reco.v1.Recommender/Recommend",
-                                                             buffer, cq);
+    call->reader =
+        stubs[i % stubs.size()]->PrepareUnaryCall(&call->context, "/reco.v1.Recommender/Recommend", buffer, cq);
     call->reader->StartCall();
     call->reader->Finish(&call->response, &call->status, call.get());
     calls.push_back(std::move(call));
@@ -121,15 +121,14 @@ class HostileBudgetTest : public ::testing::TestWithParam<std::string> {
     server_ = std::move(*started);
     channel_ = ChannelTo(*server_);
     // Warm up: the baseline RSS then includes what any run has (one whole reply).
-    Reply warm = CallBytes(channel_.get(), Request(kItems, v1::TEXT_PROFILE_REALISTIC).SerializeAsString(),
-                           absl::Seconds(60));
+    Reply warm =
+        CallBytes(channel_.get(), Request(kItems, v1::TEXT_PROFILE_REALISTIC).SerializeAsString(), absl::Seconds(60));
     ASSERT_TRUE(warm.status.ok()) << warm.status.error_message();
     // gRPC releases the warm call's messages after the client has its reply: wait for
     // that, so the window below starts with nothing out.
     for (int i = 0; i < 2000; ++i) {
       v1::StatsSnapshot s = server_->Stats(/*reset=*/false);
-      if (s.store().in_use() == RestingLeases(*server_) &&
-          s.budget().in_use_bytes() == 0) {
+      if (s.store().in_use() == RestingLeases(*server_) && s.budget().in_use_bytes() == 0) {
         break;
       }
       std::this_thread::sleep_for(std::chrono::milliseconds(10));
@@ -223,8 +222,8 @@ TEST_P(HostileBudgetTest, NeverReadingClientHoldsNoMoreThanTheBudget) {
   EXPECT_EQ(refused + unanswered, kStreams) << report.dump();
   EXPECT_LE(max_reserved.load(), kBudget);
   const uint64_t rise = peak_rss > baseline_rss ? peak_rss - baseline_rss : 0;
-  std::printf("never-reading client: %d refused, %d held; most reserved %llu bytes; peak RSS rise %llu MiB\n",
-              refused, unanswered, static_cast<unsigned long long>(max_reserved.load()),
+  std::printf("never-reading client: %d refused, %d held; most reserved %llu bytes; peak RSS rise %llu MiB\n", refused,
+              unanswered, static_cast<unsigned long long>(max_reserved.load()),
               static_cast<unsigned long long>(rise >> 20));
   if (!kSanitized) {
     EXPECT_LE(rise, kBudget + kOverhead) << "peak RSS " << peak_rss << " from " << baseline_rss;
@@ -321,9 +320,11 @@ TEST_P(HostileBudgetTest, CallsOfClientsThatLeftAreNotBuilt) {
     const v1::StatsSnapshot s = StatsOnceSettled();
     r.built_after = s.rpcs() - start.rpcs() - r.built_before;
     r.abandoned = s.rpc_abandoned() - start.rpc_abandoned();
-    std::printf("clients that left: %d OK at the client; server: %llu complete before the cancel, %llu after, "
-                "%llu abandoned\n", r.ok, static_cast<unsigned long long>(r.built_before),
-                static_cast<unsigned long long>(r.built_after), static_cast<unsigned long long>(r.abandoned));
+    std::printf(
+        "clients that left: %d OK at the client; server: %llu complete before the cancel, %llu after, "
+        "%llu abandoned\n",
+        r.ok, static_cast<unsigned long long>(r.built_before), static_cast<unsigned long long>(r.built_after),
+        static_cast<unsigned long long>(r.abandoned));
     return r;
   };
   // On a busy machine the cancellations can reach the server before any handler took
@@ -389,15 +390,17 @@ TEST_P(HostileBudgetTest, MemoryGoesBackAfterABurst) {
   std::printf("burst: glibc %llu MiB in use, %llu MiB free\n",
               static_cast<unsigned long long>(s.malloc_heap().in_use_bytes() >> 20),
               static_cast<unsigned long long>(s.malloc_heap().free_bytes() >> 20));
-  std::printf("burst: RSS %llu MiB before, peak %llu MiB, %llu MiB after; the pool kept %llu MiB of grown blocks; "
-              "%llu OK; %llu trims, %.3f s in them\n",
-              static_cast<unsigned long long>(before >> 20), static_cast<unsigned long long>(peak >> 20),
-              static_cast<unsigned long long>(now >> 20), static_cast<unsigned long long>(pool_kept() >> 20),
-              static_cast<unsigned long long>(s.rpcs()), static_cast<unsigned long long>(s.trim().trims()),
-              s.trim().trim_seconds());
+  std::printf(
+      "burst: RSS %llu MiB before, peak %llu MiB, %llu MiB after; the pool kept %llu MiB of grown blocks; "
+      "%llu OK; %llu trims, %.3f s in them\n",
+      static_cast<unsigned long long>(before >> 20), static_cast<unsigned long long>(peak >> 20),
+      static_cast<unsigned long long>(now >> 20), static_cast<unsigned long long>(pool_kept() >> 20),
+      static_cast<unsigned long long>(s.rpcs()), static_cast<unsigned long long>(s.trim().trims()),
+      s.trim().trim_seconds());
   EXPECT_GT(s.rpcs(), 0u);
   const MessageStoreOptions store = ServerOptions().store;  // the test's own max_idle is kMaxIdle
-  EXPECT_LE(s.store().arena_block_bytes(), std::max<uint64_t>(kMaxIdle * store.initial_block_bytes, store.max_pool_bytes))
+  EXPECT_LE(s.store().arena_block_bytes(),
+            std::max<uint64_t>(kMaxIdle * store.initial_block_bytes, store.max_pool_bytes))
       << "the pool kept more than its stated bound";
   EXPECT_LE(now, bound()) << "RSS did not come back within 10 s";
   EXPECT_GE(s.trim().trims(), 1u);

@@ -17,8 +17,8 @@
 #include "absl/strings/str_cat.h"
 #include "absl/synchronization/mutex.h"
 #include "core/request.h"
-#include "proto/reco.grpc.pb.h"
 #include "core/test_util.h"
+#include "proto/reco.grpc.pb.h"
 #include "tests/hostile/hostile_server.h"
 
 namespace reco::hostile {
@@ -172,11 +172,16 @@ TEST_P(HostileDisconnectTest, HostileAndCorrectTrafficMixed) {
               if (failed++ == 0) {
                 first_failure = absl::StrCat(reply.status.error_code(), " ", reply.status.error_message());
               }
-            } else if (reply.bytes != ExpectedBytes(r)) ++wrong;
+            } else if (reply.bytes != ExpectedBytes(r))
+              ++wrong;
             break;
           }
           case 1:
-            CallBytes(channel.get(), std::string("\x0a\x64" "abc", 5), absl::Seconds(60));
+            CallBytes(channel.get(),
+                      std::string("\x0a\x64"
+                                  "abc",
+                                  5),
+                      absl::Seconds(60));
             break;
           case 2:
             CallBytes(channel.get(), Request(kMaxItemCount + 1, v1::TEXT_PROFILE_COMPACT).SerializeAsString(),

@@ -13,8 +13,8 @@
 //   - another client's 200-item calls meanwhile succeed, byte for byte (>= 95 %).
 // Counts only; the waits are bounded.
 #include <atomic>
-#include <cstdlib>
 #include <chrono>
+#include <cstdlib>
 #include <string>
 #include <thread>
 #include <utility>
@@ -97,12 +97,12 @@ TEST_P(HostileFairnessTest, ANeverReadingConnectionCannotStarveTheOthers) {
   attacker.join();
   unsetenv("RAW_HTTP2_SOURCE");
   const v1::StatsSnapshot after = server_->Stats(/*reset=*/false);
-  std::printf("fairness %s: attacker held %llu of %llu bytes; %d of %d probes OK; %llu refused for the share, "
-              "%llu cancelled for holding; attacker saw %s\n",
-              GetParam().c_str(), static_cast<unsigned long long>(held_by_attacker),
-              static_cast<unsigned long long>(capacity), ok, kProbes,
-              static_cast<unsigned long long>(after.budget().refused_connection_share()),
-              static_cast<unsigned long long>(after.budget().cancelled_held()), attack.dump().c_str());
+  std::printf(
+      "fairness %s: attacker held %llu of %llu bytes; %d of %d probes OK; %llu refused for the share, "
+      "%llu cancelled for holding; attacker saw %s\n",
+      GetParam().c_str(), static_cast<unsigned long long>(held_by_attacker), static_cast<unsigned long long>(capacity),
+      ok, kProbes, static_cast<unsigned long long>(after.budget().refused_connection_share()),
+      static_cast<unsigned long long>(after.budget().cancelled_held()), attack.dump().c_str());
 
   EXPECT_GE(held_by_attacker, capacity / 4) << "the attack never took hold: it proves nothing";
   EXPECT_LE(held_by_attacker, after.budget().connection_share_bytes());
@@ -111,7 +111,8 @@ TEST_P(HostileFairnessTest, ANeverReadingConnectionCannotStarveTheOthers) {
   ASSERT_TRUE(attack.is_object() && attack.contains("statuses")) << attack.dump();
   EXPECT_GE(attack["statuses"].value("8", 0), 1) << attack.dump();
   bool named = false;
-  for (const auto& m : attack["messages"]) named |= m.get<std::string>().find("--max_connection_budget_share") != std::string::npos;
+  for (const auto& m : attack["messages"])
+    named |= m.get<std::string>().find("--max_connection_budget_share") != std::string::npos;
   EXPECT_TRUE(named) << attack.dump();
   EXPECT_GE(after.budget().refused_connection_share(), 1u);
   // What it held was taken back while it was still connected.
@@ -157,15 +158,16 @@ TEST_P(HostileClientShareTest, TwoNeverReadingConnectionsOfOneClientLeaveTheOthe
   retry.join();
   unsetenv("RAW_HTTP2_SOURCE");
   const v1::StatsSnapshot after = server_->Stats(/*reset=*/false);
-  std::printf("one client, two connections %s: held %llu of %llu bytes (peak %llu); %d of %d probes OK; %llu "
-              "refused for the connection's share, %llu for the client's; %llu cancelled for holding; attackers saw "
-              "%s and %s; then %s\n",
-              GetParam().c_str(), static_cast<unsigned long long>(held), static_cast<unsigned long long>(capacity),
-              static_cast<unsigned long long>(after.budget().peak_bytes()), ok, kProbes,
-              static_cast<unsigned long long>(after.budget().refused_connection_share()),
-              static_cast<unsigned long long>(after.budget().refused_client_share()),
-              static_cast<unsigned long long>(after.budget().cancelled_held()), attacks[0].dump().c_str(),
-              attacks[1].dump().c_str(), again.dump().c_str());
+  std::printf(
+      "one client, two connections %s: held %llu of %llu bytes (peak %llu); %d of %d probes OK; %llu "
+      "refused for the connection's share, %llu for the client's; %llu cancelled for holding; attackers saw "
+      "%s and %s; then %s\n",
+      GetParam().c_str(), static_cast<unsigned long long>(held), static_cast<unsigned long long>(capacity),
+      static_cast<unsigned long long>(after.budget().peak_bytes()), ok, kProbes,
+      static_cast<unsigned long long>(after.budget().refused_connection_share()),
+      static_cast<unsigned long long>(after.budget().refused_client_share()),
+      static_cast<unsigned long long>(after.budget().cancelled_held()), attacks[0].dump().c_str(),
+      attacks[1].dump().c_str(), again.dump().c_str());
   EXPECT_GE(held, capacity / 4) << "the attack never took hold: it proves nothing";
   // The peak counts the probes' own small replies too (one at a time).
   EXPECT_LE(after.budget().peak_bytes(), capacity / 2 + capacity / 64) << "one client held more than its share";

@@ -30,9 +30,9 @@
 #include <gtest/gtest.h>
 
 #include "absl/strings/str_cat.h"
-#include "server/process_metrics.h"
 #include "core/byte_buffer_bytes.h"
 #include "core/test_util.h"
+#include "server/process_metrics.h"
 #include "tests/hostile/hostile_server.h"
 
 namespace reco::hostile {
@@ -103,8 +103,8 @@ TEST_P(HostileFloodTest, StreamLimitBoundsLeasesAndMemory) {
     call->context.set_deadline(deadline);
     grpc::Slice slice(request_bytes);
     grpc::ByteBuffer buffer(&slice, 1);
-    call->reader = stubs[i % kConnections]->PrepareUnaryCall(&call->context, "/reco.v1.Recommender/Recommend",
-                                                            buffer, &cq);
+    call->reader =
+        stubs[i % kConnections]->PrepareUnaryCall(&call->context, "/reco.v1.Recommender/Recommend", buffer, &cq);
     call->reader->StartCall();
     call->reader->Finish(&call->response, &call->status, reinterpret_cast<void*>(static_cast<intptr_t>(i)));
     calls.push_back(std::move(call));
@@ -179,16 +179,16 @@ TEST_P(HostileFloodTest, StreamLimitBoundsLeasesAndMemory) {
   // calls at once would need ~2 GB by the same sum. Not under ASan: its quarantine holds freed memory.
   const uint64_t reply = expected.size();
   const uint64_t memory_bound = lease_bound * 10 * reply + kFloodMaxIdle * 6 * reply + (uint64_t{64} << 20);
-  std::printf("flood %s: %d calls of %zu bytes over %d connections x %d streams: max in_use %llu (bound %llu, "
-              "%d samples), after: in_use %llu idle %llu; RSS baseline %.1f MiB, peak %.1f MiB (+%.1f MiB, "
-              "bound +%.1f MiB)%s\n",
-              std::string(MemoryModeName(GetParam())).c_str(), kConnections * kCallsPerConnection, expected.size(),
-              kConnections, kStreamsPerConnection, static_cast<unsigned long long>(max_in_use.load()),
-              static_cast<unsigned long long>(lease_bound), samples.load(),
-              static_cast<unsigned long long>(after.store().in_use()),
-              static_cast<unsigned long long>(after.store().idle()), baseline_rss / 1048576.0, peak_rss / 1048576.0,
-              (static_cast<double>(peak_rss) - baseline_rss) / 1048576.0, memory_bound / 1048576.0,
-              peak_reset ? "" : " (peak not reset: kernel refused clear_refs, peak is since start)");
+  std::printf(
+      "flood %s: %d calls of %zu bytes over %d connections x %d streams: max in_use %llu (bound %llu, "
+      "%d samples), after: in_use %llu idle %llu; RSS baseline %.1f MiB, peak %.1f MiB (+%.1f MiB, "
+      "bound +%.1f MiB)%s\n",
+      std::string(MemoryModeName(GetParam())).c_str(), kConnections * kCallsPerConnection, expected.size(),
+      kConnections, kStreamsPerConnection, static_cast<unsigned long long>(max_in_use.load()),
+      static_cast<unsigned long long>(lease_bound), samples.load(),
+      static_cast<unsigned long long>(after.store().in_use()), static_cast<unsigned long long>(after.store().idle()),
+      baseline_rss / 1048576.0, peak_rss / 1048576.0, (static_cast<double>(peak_rss) - baseline_rss) / 1048576.0,
+      memory_bound / 1048576.0, peak_reset ? "" : " (peak not reset: kernel refused clear_refs, peak is since start)");
 #ifndef __SANITIZE_ADDRESS__
   if (peak_reset) {
     EXPECT_LE(peak_rss - std::min(peak_rss, baseline_rss), memory_bound);

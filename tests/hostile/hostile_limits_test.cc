@@ -76,11 +76,13 @@ TEST_P(HostileLimitsTest, RequestOverTheSizeCapIsRefusedBeforeTheHandler) {
 
 TEST_P(HostileLimitsTest, BytesThatAreNotARequestAreRefused) {
   const std::string cases[] = {
-      std::string("\x0a\x64" "abc", 5),          // user_id claims 100 bytes, has 3
+      std::string("\x0a\x64"
+                  "abc",
+                  5),                                                   // user_id claims 100 bytes, has 3
       std::string("\xff\xff\xff\xff\xff\xff\xff\xff\xff\xff\x01", 11),  // an 11-byte varint tag
-      std::string("\x0a\x02\xc3\x28", 4),        // user_id that is not UTF-8 (proto3 strings must be)
-      std::string("\x0b", 1),                    // start of a group that never ends
-      std::string("\x10", 1),                    // a tag with no value
+      std::string("\x0a\x02\xc3\x28", 4),  // user_id that is not UTF-8 (proto3 strings must be)
+      std::string("\x0b", 1),              // start of a group that never ends
+      std::string("\x10", 1),              // a tag with no value
   };
   for (const std::string& bytes : cases) {
     Reply reply = Call(bytes);

@@ -85,15 +85,15 @@ class HostileMethodPathsTest : public ::testing::TestWithParam<Param> {
 TEST_P(HostileMethodPathsTest, UnservedPathsAreUnimplemented) {
   const std::string request = Request(5, v1::TEXT_PROFILE_COMPACT).SerializeAsString();
   for (const char* path : {
-           "/no.Such/Method",                       // unknown service
-           "/reco.v1.Recommender/NoSuchMethod",     // unknown method of a served service
-           "/reco.v1.Recommender/recommend",        // the method, wrong case
-           "/reco.v1.recommender/Recommend",        // the service, wrong case
-           "/reco.v1.Recommender/Recommend/",       // a trailing slash
-           "/reco.v1.Recommender/",                 // no method
-           "//",                                    // neither
+           "/no.Such/Method",                    // unknown service
+           "/reco.v1.Recommender/NoSuchMethod",  // unknown method of a served service
+           "/reco.v1.Recommender/recommend",     // the method, wrong case
+           "/reco.v1.recommender/Recommend",     // the service, wrong case
+           "/reco.v1.Recommender/Recommend/",    // a trailing slash
+           "/reco.v1.Recommender/",              // no method
+           "//",                                 // neither
            "/",
-           "/grpc.health.v1.Health/NoSuchMethod",   // a built-in service, unknown method
+           "/grpc.health.v1.Health/NoSuchMethod",  // a built-in service, unknown method
        }) {
     Reply reply = CallBytes(channel_.get(), request, absl::Seconds(20));  // warm: the channel is up
     ASSERT_TRUE(reply.status.ok()) << "before " << path << ": " << reply.status.error_message();
@@ -312,15 +312,15 @@ TEST_P(HostileReflectionStreamsTest, HeldStreamsAreBoundedBySyncThreads) {
   EXPECT_LE(ProcessThreads() - threads_before, bound + 4) << answered << " streams held open";
   ExpectWhole(*server, channel.get(), "reflection streams held open");
   // Health is a callback service too: a probe still gets its answer.
-  absl::StatusOr<HealthStatus> health =
-      CheckHealth(absl::StrCat("127.0.0.1:", server->port()), "", absl::Seconds(20),
-                  GetParam() == PortKind::kTls ? Certificate().cert_pem : "");
+  absl::StatusOr<HealthStatus> health = CheckHealth(absl::StrCat("127.0.0.1:", server->port()), "", absl::Seconds(20),
+                                                    GetParam() == PortKind::kTls ? Certificate().cert_pem : "");
   EXPECT_TRUE(health.ok() && *health == HealthStatus::kServing)
       << (health.ok() ? HealthStatusName(*health) : health.status().message());
   for (std::unique_ptr<HeldReflectionStream>& stream : held) {
     stream->Close();
     if (!stream->status().ok()) {
-      EXPECT_EQ(stream->status().error_code(), grpc::StatusCode::RESOURCE_EXHAUSTED) << stream->status().error_message();
+      EXPECT_EQ(stream->status().error_code(), grpc::StatusCode::RESOURCE_EXHAUSTED)
+          << stream->status().error_message();
     }
   }
   HeldReflectionStream again(channel);

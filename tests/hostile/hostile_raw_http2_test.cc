@@ -12,8 +12,8 @@
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
-#include "absl/strings/str_cat.h"
 #include "absl/strings/escaping.h"
+#include "absl/strings/str_cat.h"
 #include "core/response_builder.h"
 #include "core/test_util.h"
 #include "tests/hostile/hostile_server.h"
@@ -39,7 +39,9 @@ class HostileRawHttp2Test : public ::testing::TestWithParam<std::string> {
     channel_ = ChannelTo(*server_);
   }
   nlohmann::json Run(const std::string& which) { return RunRawHttp2Client(server_->port(), which); }
-  int GrpcStatus(const nlohmann::json& j) { return j.value("grpc_status", nlohmann::json(-1)).is_number() ? j["grpc_status"].get<int>() : -1; }
+  int GrpcStatus(const nlohmann::json& j) {
+    return j.value("grpc_status", nlohmann::json(-1)).is_number() ? j["grpc_status"].get<int>() : -1;
+  }
 
   std::unique_ptr<RecoServer> server_;
   std::shared_ptr<grpc::Channel> channel_;
@@ -134,18 +136,18 @@ TEST_P(HostileOddHeadersTest, OddHeadersAreAnsweredAndTheServerServesOn) {
     const char* name;
     std::vector<int> codes;  // the statuses allowed; 0: served, byte-exact
   } cases[] = {
-      {"no_te", {kUnknown}},           // "Missing :te header"
-      {"get_method", {kUnknown}},      // "Bad method header"
+      {"no_te", {kUnknown}},       // "Missing :te header"
+      {"get_method", {kUnknown}},  // "Bad method header"
       {"no_content_type", {kOk}},
-      {"timeout_garbage", {kOk}},      // gRPC logs the bad grpc-timeout and ignores it
+      {"timeout_garbage", {kOk}},                 // gRPC logs the bad grpc-timeout and ignores it
       {"timeout_1ns", {kOk, kDeadline, kReset}},  // a race: served, refused, or the stream reset
-      {"timeout_huge", {kOk}},         // 99999999H: was DEADLINE_EXCEEDED (chrono overflow)
+      {"timeout_huge", {kOk}},                    // 99999999H: was DEADLINE_EXCEEDED (chrono overflow)
       {"timeout_293_years", {kOk}},
-      {"unknown_encoding", {kOk}},     // grpc-encoding br on a compressed frame: read as identity
+      {"unknown_encoding", {kOk}},  // grpc-encoding br on a compressed frame: read as identity
       {"accept_encoding_garbage", {kOk}},
       {"metadata_7k", {kOk}},
       {"metadata_16k", {kOk}},
-      {"metadata_64k", {kOk}},         // one header: 1.51 takes it (CONTINUATION floods: section 6)
+      {"metadata_64k", {kOk}},  // one header: 1.51 takes it (CONTINUATION floods: section 6)
       {"metadata_500_headers", {kOk}},
       // "Failed parsing HTTP/2": the connection closes, and the stream's answer races
       // that (a reset seen about 1 in 12 through the async API).
@@ -162,7 +164,8 @@ TEST_P(HostileOddHeadersTest, OddHeadersAreAnsweredAndTheServerServesOn) {
       EXPECT_EQ(j.value("message_hex", ""), expected_hex);
     }
     if (code == kReset) {
-      EXPECT_FALSE(j.value("reset", nlohmann::json()).is_null()) << "no status and no reset: " << j.dump().substr(0, 400);
+      EXPECT_FALSE(j.value("reset", nlohmann::json()).is_null())
+          << "no status and no reset: " << j.dump().substr(0, 400);
     }
     ASSERT_TRUE(j.contains("after")) << j.dump().substr(0, 400);
     EXPECT_EQ(GrpcStatus(j["after"]), kOk) << j.dump().substr(0, 400);

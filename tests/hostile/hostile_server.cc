@@ -2,8 +2,8 @@
 #include "tests/hostile/hostile_server.h"
 
 #include <atomic>
-#include <cstdio>
 #include <chrono>
+#include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
@@ -97,8 +97,7 @@ std::shared_ptr<grpc::Channel> ChannelTo(const RecoServer& server) {
   // between channels with equal arguments, and a test that breaks one would break all.
   static std::atomic<int> next_id{0};
   args.SetInt("reco.hostile.channel_id", next_id.fetch_add(1));
-  return grpc::CreateCustomChannel(absl::StrCat("127.0.0.1:", server.port()), grpc::InsecureChannelCredentials(),
-                                   args);
+  return grpc::CreateCustomChannel(absl::StrCat("127.0.0.1:", server.port()), grpc::InsecureChannelCredentials(), args);
 }
 
 std::string PortKindName(PortKind kind) { return kind == PortKind::kTls ? "tls" : "insecure"; }
@@ -268,8 +267,8 @@ bool Settled(RecoServer& server, v1::StatsSnapshot* out) {
 
 void ExpectStoreWhole(RecoServer& server, const std::string& when) {
   v1::StatsSnapshot s;
-  EXPECT_TRUE(Settled(server, &s)) << when << ": " << s.store().in_use() << " leases and "
-                                   << s.budget().in_use_bytes() << " budget bytes still out after 20 s";
+  EXPECT_TRUE(Settled(server, &s)) << when << ": " << s.store().in_use() << " leases and " << s.budget().in_use_bytes()
+                                   << " budget bytes still out after 20 s";
   // A store-less server reports none (its zeros below then prove nothing); a store
   // that vanished from the stats would make them prove nothing too.
   EXPECT_EQ(s.has_store(), HasStore(s.mode())) << when << ": mode " << s.mode();
@@ -277,8 +276,7 @@ void ExpectStoreWhole(RecoServer& server, const std::string& when) {
   // started: in a window opened before that they are acquired and not yet released;
   // in one opened after (a reset at rest), every lease taken was given back as often.
   const uint64_t resting = RestingLeases(server);
-  EXPECT_TRUE(s.store().acquired() == s.store().released() ||
-              s.store().acquired() == s.store().released() + resting)
+  EXPECT_TRUE(s.store().acquired() == s.store().released() || s.store().acquired() == s.store().released() + resting)
       << when << ": acquired " << s.store().acquired() << ", released " << s.store().released() << ", armed "
       << resting;
   EXPECT_LE(s.store().idle(), kMaxIdle) << when;

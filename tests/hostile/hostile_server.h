@@ -6,9 +6,10 @@
 // "Whole" means, once the server has had time to finish what the hostile client left
 // behind (gRPC releases a call's messages after the call is over, on its own threads):
 //   - the store has every lease back: in_use == 0, acquired == released in the
-//     window (plus, under the async API, the armed calls' leases: RestingLeases), and no more than max_idle leases parked. heap and fragments have no
-//     store (StatsSnapshot.store absent: gRPC owns heap's messages, fragments builds
-//     none), which is checked too; their memory only LeakSanitizer can judge;
+//     window (plus, under the async API, the armed calls' leases: RestingLeases), and
+//     no more than max_idle leases parked. heap and fragments have no store
+//     (StatsSnapshot.store absent: gRPC owns heap's messages, fragments builds none),
+//     which is checked too; their memory only LeakSanitizer can judge;
 //   - the reply budget has every reservation back (in_use_bytes == 0);
 //   - a correct request still gets exactly BuildResponse's bytes.
 // Leaks are LeakSanitizer's to find: run these tests in the ASan build

@@ -16,10 +16,10 @@
 
 #include "core/message_store.h"
 #include "core/response_builder.h"
+#include "core/test_util.h"
 #include "server/phase_recorder.h"
 #include "server/rpc_meter.h"
 #include "server/stats_snapshotter.h"
-#include "core/test_util.h"
 #include "tests/hostile/hostile_server.h"
 
 namespace reco::hostile {
@@ -55,7 +55,7 @@ void ExpectPoolAtRest(MemoryMode mode, const MessageStoreStats& s, uint64_t max_
 
 TEST_P(HostileThreadsTest, StoreLeasesFromManyThreadsWhileStatsAreRead) {
   MessageStoreOptions options;
-  options.max_idle = 3;  // fewer than the threads: the pool overflows and refills
+  options.max_idle = 3;                     // fewer than the threads: the pool overflows and refills
   options.initial_block_bytes = 16 * 1024;  // arena_pool: some responses outgrow it
   auto store = MakeMessageStore(GetParam(), options);
   std::atomic<bool> done{false};
@@ -74,7 +74,8 @@ TEST_P(HostileThreadsTest, StoreLeasesFromManyThreadsWhileStatsAreRead) {
   for (int t = 0; t < kThreads; ++t) {
     threads.emplace_back([&, t] {
       for (int i = 0; i < kRpcsPerThread; ++i) {
-        v1::RecommendRequest r = Request(1 + (i * 7 + t) % 40, i % 2 ? v1::TEXT_PROFILE_COMPACT : v1::TEXT_PROFILE_REALISTIC, i);
+        v1::RecommendRequest r =
+            Request(1 + (i * 7 + t) % 40, i % 2 ? v1::TEXT_PROFILE_COMPACT : v1::TEXT_PROFILE_REALISTIC, i);
         MessageLease lease = store->Acquire();
         if (i == 0) {
           holding.fetch_add(1);
@@ -161,8 +162,7 @@ TEST_P(HostileThreadsTest, AllocatorHoldersAndStatsSnapshotsUnderThreads) {
 
 // The memory modes only: fragments has no store and no allocator holders (its
 // shared state, the catalogue, is read-only; its scratch is per thread).
-INSTANTIATE_TEST_SUITE_P(Modes, HostileThreadsTest, ::testing::ValuesIn(AllMemoryModes()),
-                         testing::ModeParamName);
+INSTANTIATE_TEST_SUITE_P(Modes, HostileThreadsTest, ::testing::ValuesIn(AllMemoryModes()), testing::ModeParamName);
 
 }  // namespace
 }  // namespace reco::hostile
