@@ -10,6 +10,9 @@
 // block ("//   " + line), the whole of that block. Every pattern header (this
 // folder's, not testing/'s) with an "// Example" or "// Install" block must have its
 // example in this test.
+// The examples are compared line for line with the text they come from, so they
+// keep that text's layout:
+// clang-format off
 #include <algorithm>
 #include <chrono>
 #include <filesystem>
@@ -25,6 +28,7 @@
 #include "absl/strings/match.h"
 #include "absl/strings/string_view.h"
 #include "absl/strings/strip.h"
+#include "google/protobuf/arena.h"
 #include "append_best.h"
 #include "arena_alias.h"
 #include "arena_batch.h"
@@ -35,7 +39,6 @@
 #include "block_arena.h"
 #include "byte_buffer_bytes.h"
 #include "feed.grpc.pb.h"
-#include "google/protobuf/arena.h"
 #include "gtest/gtest.h"
 #include "idle_pool.h"
 #include "message_pool.h"
@@ -89,11 +92,10 @@ class FeedPages final : public ArenaWriteReactor<v1::FeedResponse> {
     NextWrite();  // the first page; each OnWriteDone writes the next
   }
   bool NextPage(v1::FeedResponse* page) override {  // page: empty, on a pooled arena
-    if (left_-- == 0) return false;                 // false: Finish(OK)
+    if (left_-- == 0) return false;                   // false: Finish(OK)
     Fill(page);
     return true;
   }
-
  private:
   int left_;
 };
@@ -104,17 +106,19 @@ class FeedPages final : public ArenaWriteReactor<v1::FeedResponse> {
 // example from async_arena_writer.h
 class FeedWriter final : public AsyncArenaWriter<v1::FeedRequest, v1::FeedResponse> {
  public:
-  FeedWriter(v1::Feed::AsyncService* service, grpc::ServerCompletionQueue* cq, IdlePool<BlockArena>* arenas)
+  FeedWriter(v1::Feed::AsyncService* service, grpc::ServerCompletionQueue* cq,
+             IdlePool<BlockArena>* arenas)
       : AsyncArenaWriter(arenas, /*block_bytes=*/64 * 1024), service_(service), cq_(cq) {}
-  void RequestCall() override { service_->RequestStreamFeed(context(), request(), writer(), cq_, cq_, this); }
+  void RequestCall() override {
+    service_->RequestStreamFeed(context(), request(), writer(), cq_, cq_, this);
+  }
   void SpawnNext() override { (new FeedWriter(service_, cq_, arenas()))->Start(); }
-  bool NextPage(v1::FeedResponse* page) override {       // page: empty, on a pooled arena
+  bool NextPage(v1::FeedResponse* page) override {  // page: empty, on a pooled arena
     if (sent_ == request()->post_count()) return false;  // false: Finish(OK)
     Fill(page);
     ++sent_;
     return true;
   }
-
  private:
   v1::Feed::AsyncService* service_;
   grpc::ServerCompletionQueue* cq_;
@@ -126,11 +130,10 @@ class FeedWriter final : public AsyncArenaWriter<v1::FeedRequest, v1::FeedRespon
 
 TEST(HeaderExamplesTest, ArenaMessageAllocatorInstalls) {
   // example from arena_message_allocator.h
-  class FeedImpl final : public v1::Feed::CallbackService { /* handlers */
-  };
+  class FeedImpl final : public v1::Feed::CallbackService { /* handlers */ };
   ArenaMessageAllocator<v1::FeedRequest, v1::FeedResponse> allocator;
   FeedImpl service;
-  service.SetMessageAllocatorFor_GetFeed(&allocator);  // before BuildAndStart()
+  service.SetMessageAllocatorFor_GetFeed(&allocator);   // before BuildAndStart()
   // end of example
   EXPECT_EQ(allocator.allocated(), 0u);
 }
@@ -138,9 +141,9 @@ TEST(HeaderExamplesTest, ArenaMessageAllocatorInstalls) {
 TEST(HeaderExamplesTest, PooledArenaAllocatorInstalls) {
   v1::Feed::CallbackService service;
   // example from pooled_arena_allocator.h
-  PooledArenaOptions options;  // 512 KiB blocks, at most 64 pooled arenas
+  PooledArenaOptions options;                 // 512 KiB blocks, at most 64 pooled arenas
   PooledArenaAllocator<v1::FeedRequest, v1::FeedResponse> allocator(options);
-  service.SetMessageAllocatorFor_GetFeed(&allocator);  // before BuildAndStart()
+  service.SetMessageAllocatorFor_GetFeed(&allocator);   // before BuildAndStart()
   // end of example
   EXPECT_EQ(options.max_arenas, 64u);
 }
@@ -149,7 +152,7 @@ TEST(HeaderExamplesTest, ReusedMessageAllocatorInstalls) {
   v1::Feed::CallbackService service;
   // example from reused_message_allocator.h
   ReusedMessageAllocator<v1::FeedRequest, v1::FeedResponse> allocator(/*max_idle=*/64);
-  service.SetMessageAllocatorFor_GetFeed(&allocator);  // before BuildAndStart()
+  service.SetMessageAllocatorFor_GetFeed(&allocator);   // before BuildAndStart()
   // end of example
 }
 
@@ -158,8 +161,10 @@ TEST(HeaderExamplesTest, AppendBestKeepsTheBest) {
   v1::FeedResponse* response = google::protobuf::Arena::CreateMessage<v1::FeedResponse>(&arena);
   // example from append_best.h
   // response is on the RPC's arena (ArenaMessageAllocator) or on the heap.
-  AppendBest<v1::Post>(/*candidate_count=*/1000, /*keep=*/50, [&](int i, v1::Post* post) { FillCandidate(i, post); },
-                       [](const v1::Post& post) { return post.scores().relevance(); }, response->mutable_posts());
+  AppendBest<v1::Post>(/*candidate_count=*/1000, /*keep=*/50,
+                       [&](int i, v1::Post* post) { FillCandidate(i, post); },
+                       [](const v1::Post& post) { return post.scores().relevance(); },
+                       response->mutable_posts());
   // end of example
   ASSERT_EQ(response->posts_size(), 50);
   EXPECT_EQ(response->posts(0).GetArena(), &arena);
@@ -171,11 +176,12 @@ TEST(HeaderExamplesTest, AliasSubMessageSharesTheStoredAuthor) {
   RoomyArena arena;
   auto* reply = google::protobuf::Arena::CreateMessage<v1::FeedResponse>(arena.get());
   // example from arena_alias.h
-  feed::v1::Post* post = reply->add_posts();  // reply: on an arena
-  post->set_post_id(stored.post_id());        // the post's own fields: copied
+  feed::v1::Post* post = reply->add_posts();                  // reply: on an arena
+  post->set_post_id(stored.post_id());                         // the post's own fields: copied
   if (stored.has_author() &&
-      !patterns::AliasSubMessage(post, &feed::v1::Post::unsafe_arena_set_allocated_author, stored.author())) {
-    post->mutable_author()->CopyFrom(stored.author());  // refused (not on an arena): copy
+      !patterns::AliasSubMessage(post, &feed::v1::Post::unsafe_arena_set_allocated_author,
+                                 stored.author())) {
+    post->mutable_author()->CopyFrom(stored.author());         // refused (not on an arena): copy
   }
   // end of example
   EXPECT_EQ(&post->author(), &stored.author());
@@ -189,8 +195,8 @@ TEST(HeaderExamplesTest, ArenaBatchVisitsEveryRecord) {
   int posts = 0;
   // example from arena_batch.h
   ArenaBatch<v1::FeedResponse> batch(/*initial_block_bytes=*/512 * 1024);
-  absl::StatusOr<ArenaBatchStats> stats =
-      batch.ForEach(serialized, [&](const v1::FeedResponse& r, google::protobuf::Arena*) { posts += r.posts_size(); });
+  absl::StatusOr<ArenaBatchStats> stats = batch.ForEach(serialized,
+      [&](const v1::FeedResponse& r, google::protobuf::Arena*) { posts += r.posts_size(); });
   // stats->records == serialized.size(); stats->peak_arena_bytes <= 512 KiB: it fit.
   // end of example
   ASSERT_TRUE(stats.ok()) << stats.status();
@@ -203,7 +209,7 @@ TEST(HeaderExamplesTest, BlockArenaKeepsItsBlock) {
   BlockArena scratch(/*block_bytes=*/64 * 1024);
   auto* r = google::protobuf::Arena::CreateMessage<v1::FeedResponse>(scratch.get());
   FillAndUse(r);
-  scratch.get()->Reset();  // r is dead; the 64 KiB block is kept for the next record
+  scratch.get()->Reset();   // r is dead; the 64 KiB block is kept for the next record
   // end of example
   EXPECT_GE(scratch.get()->SpaceAllocated(), 64u * 1024);
 }
@@ -211,10 +217,10 @@ TEST(HeaderExamplesTest, BlockArenaKeepsItsBlock) {
 TEST(HeaderExamplesTest, IdlePoolParksWhatItIsGiven) {
   // example from idle_pool.h
   IdlePool<Buffer> pool(/*capacity=*/64);
-  std::unique_ptr<Buffer> b = pool.Take();  // null when none is idle
+  std::unique_ptr<Buffer> b = pool.Take();        // null when none is idle
   if (b == nullptr) b = std::make_unique<Buffer>();
   Use(*b);
-  pool.Give(std::move(b));  // parked, or deleted on return when 64 are idle already
+  pool.Give(std::move(b));   // parked, or deleted on return when 64 are idle already
   // end of example
   EXPECT_EQ(pool.idle(), 1u);
 }
@@ -223,8 +229,7 @@ TEST(HeaderExamplesTest, MessagePoolHandsOutEmptyMessages) {
   // example from message_pool.h
   MessagePool<v1::FeedResponse> pool(/*max_idle=*/64);
   std::unique_ptr<v1::FeedResponse> response = pool.Acquire();  // empty
-  Fill(response.get());
-  Send(*response);
+  Fill(response.get()); Send(*response);
   pool.Release(std::move(response));  // Clear()ed here, kept if fewer than 64 idle
   // end of example
   EXPECT_EQ(sent, 1);
@@ -241,10 +246,10 @@ TEST(HeaderExamplesTest, SplicedReplyIsTheMessage) {
   // example from spliced_reply.h
   thread_local patterns::SplicedReply reply;
   reply.Clear();
-  reply.AppendStringField(1, request_id);               // per request: copied
-  for (const std::string& item_bytes : picked_items) {  // kept for the process's life
+  reply.AppendStringField(1, request_id);                     // per request: copied
+  for (const std::string& item_bytes : picked_items) {         // kept for the process's life
     reply.AppendLengthDelimitedHeader(2, item_bytes.size());
-    reply.AppendFragment(item_bytes);  // copied, or referenced if large
+    reply.AppendFragment(item_bytes);                          // copied, or referenced if large
   }
   reply.Finish(response_byte_buffer);
   // end of example
@@ -263,13 +268,13 @@ TEST(HeaderExamplesTest, SizedReplyIsTheMessage) {
   grpc::ByteBuffer* response_byte_buffer = &buffer;
   // example from sized_reply.h
   size_t size = patterns::SizedReply::LengthDelimitedFieldSize(1, request_id.size());
-  for (const std::string& item_bytes : picked_items) {  // first pass: sizes only
+  for (const std::string& item_bytes : picked_items) {         // first pass: sizes only
     size += patterns::SizedReply::LengthDelimitedFieldSize(2, item_bytes.size());
   }
-  patterns::SizedReply reply(size);  // the one slice
+  patterns::SizedReply reply(size);                             // the one slice
   reply.WriteStringField(1, request_id);
   for (const std::string& item_bytes : picked_items) reply.WriteStringField(2, item_bytes);
-  const bool sent = reply.Finish(response_byte_buffer);  // false: the passes disagreed
+  const bool sent = reply.Finish(response_byte_buffer);          // false: the passes disagreed
   // end of example
   ASSERT_TRUE(sent);
   v1::FeedResponse parsed;
@@ -283,14 +288,14 @@ TEST(HeaderExamplesTest, AsyncArenaMethodServesAndStops) {
   grpc::ServerBuilder builder;
   builder.RegisterService(&service);
   // example from async_arena_call.h
-  PooledArenaAllocator<FeedRequest, FeedResponse> arenas;  // 512 KiB blocks, at most 64
+  PooledArenaAllocator<FeedRequest, FeedResponse> arenas;   // 512 KiB blocks, at most 64
   AsyncArenaMethod<Feed::AsyncService, FeedRequest, FeedResponse> get_feed(
       &service, &Feed::AsyncService::RequestGetFeed, &arenas,
       [](grpc::ServerContext*, const FeedRequest* request, FeedResponse* response) {
-        Fill(*request, response);  // on the call's arena
+        Fill(*request, response);   // on the call's arena
         return grpc::Status::OK;
       });
-  ServingThreads threads(&builder, /*count=*/2);  // before builder.BuildAndStart()
+  ServingThreads threads(&builder, /*count=*/2);   // before builder.BuildAndStart()
   std::unique_ptr<grpc::Server> server = builder.BuildAndStart();
   threads.Start([&](ServingQueue* queue) { get_feed.Arm(queue); });
   // ... serve ...
@@ -305,23 +310,20 @@ TEST(HeaderExamplesTest, SyncArenaRepliesRegisters) {
   // example from sync_arena_reply.h
   class FeedSync final : public SyncRawService {
    public:
-    FeedSync() {
-      AddUnary("/feed.v1.Feed/GetFeed", [this](auto*, auto* in, auto* out) { return Get(*in, out); });
-    }
+    FeedSync() { AddUnary("/feed.v1.Feed/GetFeed", [this](auto*, auto* in, auto* out) { return Get(*in, out); }); }
     grpc::Status Get(const grpc::ByteBuffer& request_bytes, grpc::ByteBuffer* reply_bytes) {
-      SyncArenaReplies::Call call = replies_.Begin();  // a pooled arena, bound to this thread
+      SyncArenaReplies::Call call = replies_.Begin();      // a pooled arena, bound to this thread
       auto* request = call.Create<feed::v1::FeedRequest>();
       grpc::Status status = ParseRawRequest(request_bytes, request);
-      if (!status.ok()) return status;  // INVALID_ARGUMENT
+      if (!status.ok()) return status;                     // INVALID_ARGUMENT
       auto* reply = call.Create<feed::v1::FeedResponse>();
       Fill(*request, reply);
-      return call.Serialize(*reply, reply_bytes);  // one slice; Reset as `call` ends
+      return call.Serialize(*reply, reply_bytes);           // one slice; Reset as `call` ends
     }
-
    private:
-    SyncArenaReplies replies_;  // 512 KiB blocks, at most 64 pooled
+    SyncArenaReplies replies_;                            // 512 KiB blocks, at most 64 pooled
   };
-  FeedSync service;  // outlives the server
+  FeedSync service;                                       // outlives the server
   builder.RegisterService(&service);
   // end of example
   EXPECT_NE(builder.BuildAndStart(), nullptr);
@@ -336,10 +338,7 @@ RecordingReactor* RawHandler(RecordingReactor* reactor, const grpc::ByteBuffer* 
   // example from raw_request.h
   v1::FeedRequest request;
   grpc::Status status = ParseRawRequest(*request_bytes, &request);
-  if (!status.ok()) {
-    reactor->Finish(status);
-    return reactor;
-  }  // INVALID_ARGUMENT
+  if (!status.ok()) { reactor->Finish(status); return reactor; }   // INVALID_ARGUMENT
   // end of example
   reactor->Finish(grpc::Status::OK);
   return reactor;
@@ -369,7 +368,7 @@ TEST(HeaderExamplesTest, ByteBufferBytesReadsEveryByte) {
 TEST(HeaderExamplesTest, MallocCounterCountsTheString) {
   // example from testing/malloc_counter.h
   MallocCounts before = MallocCounter::ThisThread();
-  std::string s(100, 'x');  // one allocation of 101 bytes
+  std::string s(100, 'x');   // one allocation of 101 bytes
   MallocCounts used = MallocCounter::ThisThread() - before;
   // used.allocs == 1, used.frees == 0, used.bytes == 101
   // end of example
@@ -383,14 +382,14 @@ TEST(HeaderExamplesTest, FeedBuilderAndMessageTree) {
   auto* response = google::protobuf::Arena::CreateMessage<v1::FeedResponse>(&arena);
   // example from testing/feed_builder.h
   feed::v1::FeedRequest request;
-  request.set_post_count(200);  // long_text false: strings <= 15 bytes
-  FillFeed(request, response);  // response on the RPC's arena, or not
+  request.set_post_count(200);                 // long_text false: strings <= 15 bytes
+  FillFeed(request, response);                 // response on the RPC's arena, or not
   // response->posts_size() == 200, every post with every sub-message set
   // end of example
   EXPECT_EQ(response->posts_size(), 200);
   // example from testing/message_tree.h
   EXPECT_TRUE(MessagesNotOnArena(*response, response->GetArena()).empty());
-  EXPECT_EQ(StringsLongerThan(*response, 15), 0);  // nothing left on the heap
+  EXPECT_EQ(StringsLongerThan(*response, 15), 0);   // nothing left on the heap
   // end of example
 }
 
@@ -452,8 +451,8 @@ TEST(HeaderExamplesTest, EachExampleIsTheWholeBlockItsFileShows) {
     std::vector<std::string> want;
     for (const std::string& line : example.lines) want.push_back("//   " + line);
     const int at = Find(file, want);
-    ASSERT_GE(at, 0) << example.file << " does not show this test's example (starting \"" << example.lines.front()
-                     << "\"): make them the same";
+    ASSERT_GE(at, 0) << example.file << " does not show this test's example (starting \""
+                     << example.lines.front() << "\"): make them the same";
     const int end = at + static_cast<int>(want.size());
     EXPECT_TRUE(at == 0 || !IsHeaderExampleLine(file[at - 1])) << example.file << ": the example begins earlier";
     EXPECT_TRUE(end == static_cast<int>(file.size()) || !IsHeaderExampleLine(file[end]))
@@ -480,3 +479,4 @@ TEST(HeaderExamplesTest, EveryPatternHeaderExampleIsHere) {
 
 }  // namespace
 }  // namespace reco::patterns
+// clang-format on

@@ -75,10 +75,9 @@ struct ConnectionLimits {
 // 32 KiB a 10,000-item call was served. 1 MiB leaves a margin of 32.
 inline constexpr int64_t kMinResourceQuotaBytes = 1 << 20;
 
-// What gRPC 1.51 holds for one open stream whose message never comes, measured with
-// tests/hostile/held_streams.py (docs/reliability.md, "Held streams"): about 12 KiB
-// with a call's usual headers, 19 KiB with headers at gRPC's 8 KiB limit. The bound
-// takes the larger, rounded up.
+// What gRPC 1.51 holds for one open stream whose message never comes: the larger of
+// tests/hostile/held_streams.py's measurements (usual headers, and headers at gRPC's
+// metadata limit), rounded up; the figures are in docs/server.md, "Held streams".
 inline constexpr int64_t kStreamCostBytes = 20 << 10;
 // max_connections_per_source's default: a quarter of the connection cap.
 inline constexpr int64_t kPerSourceQuarterOfCap = -1;

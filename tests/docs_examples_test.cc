@@ -6,10 +6,13 @@
 //     block of the doc.
 // (The pattern headers' own examples are checked by patterns/header_examples_test.cc,
 // which travels with patterns/; this test needs the doc, which does not.)
+// The examples are compared line for line with the text they come from, so they
+// keep that text's layout:
+// clang-format off
 #include <algorithm>
 #include <chrono>
-#include <fstream>
 #include <memory>
+#include <fstream>
 #include <string>
 #include <vector>
 
@@ -17,8 +20,8 @@
 #include "absl/strings/string_view.h"
 #include "absl/strings/strip.h"
 #include "google/protobuf/arena.h"
-#include "grpcpp/grpcpp.h"
 #include "gtest/gtest.h"
+#include "grpcpp/grpcpp.h"
 #include "patterns/arena_alias.h"
 #include "patterns/arena_message_allocator.h"
 #include "patterns/async_arena_call.h"
@@ -46,7 +49,7 @@ TEST(DocsExamplesTest, SectionOneInstalls) {
 TEST(DocsExamplesTest, SectionOneBInstallsThePool) {
   v1::Recommender::CallbackService service;
   // example from docs/patterns.md
-  PooledArenaOptions options;                // defaults: 512 KiB blocks, at most 64 pooled arenas
+  PooledArenaOptions options;              // defaults: 512 KiB blocks, at most 64 pooled arenas
   options.initial_block_bytes = 512 * 1024;  // size it for your typical response's arena space
   PooledArenaAllocator<v1::RecommendRequest, v1::RecommendResponse> allocator(options);
   service.SetMessageAllocatorFor_Recommend(&allocator);
@@ -109,10 +112,7 @@ RecordingReactor* RawHandler(RecordingReactor* reactor, const grpc::ByteBuffer* 
   // example from docs/patterns.md
   v1::RecommendRequest request;
   grpc::Status status = ParseRawRequest(*request_bytes, &request);
-  if (!status.ok()) {
-    reactor->Finish(status);
-    return reactor;
-  }  // INVALID_ARGUMENT
+  if (!status.ok()) { reactor->Finish(status); return reactor; }  // INVALID_ARGUMENT
   // end of example
   reactor->Finish(grpc::Status::OK);
   return reactor;
@@ -128,10 +128,10 @@ TEST(DocsExamplesTest, SectionNineRefusesWhatIsNoRequest) {
 void TakeStoredPrice(const v1::Item& stored, v1::Item* item) {
   // example from docs/patterns.md
   // item: a reply item on the RPC's arena; stored: the catalogue's, built at start-up.
-  item->set_item_id(stored.item_id());  // the item's own text: copied
+  item->set_item_id(stored.item_id());                     // the item's own text: copied
   if (stored.has_price() &&
       !patterns::AliasSubMessage(item, &v1::Item::unsafe_arena_set_allocated_price, stored.price())) {
-    item->mutable_price()->CopyFrom(stored.price());  // refused (not on an arena): copy
+    item->mutable_price()->CopyFrom(stored.price());       // refused (not on an arena): copy
   }
   // end of example
 }
@@ -223,9 +223,9 @@ TEST(DocsExamplesTest, BlocksFromAHeaderAreItsCode) {
         << "docs/patterns.md's block from " << header << " is not the header's code: make them the same";
     ++checked;
   }
-  EXPECT_GE(checked, 4)
-      << "docs/patterns.md shows the code of ArenaMessageAllocator, PooledArenaAllocator and ArenaWriteReactor";
+  EXPECT_GE(checked, 4) << "docs/patterns.md shows the code of ArenaMessageAllocator, PooledArenaAllocator and ArenaWriteReactor";
 }
 
 }  // namespace
 }  // namespace reco
+// clang-format on
