@@ -7,6 +7,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
+#include "absl/strings/str_join.h"
 
 namespace reco {
 
@@ -50,6 +51,7 @@ NoiseSummary SummarizeNoise(const RunReport& report) {
   for (const TargetResult& t : report.targets) {
     for (const RoundResult& r : t.rounds) {
       ++s.rounds;
+      s.judged += r.machine.OtherShare().has_value() ? 1 : 0;
       if (!Disturbed(r.machine)) continue;
       const double share = *r.machine.OtherShare();
       s.min_other_share = s.disturbed == 0 ? share : std::min(s.min_other_share, share);
@@ -73,6 +75,59 @@ std::string NoiseSummaryLine(const NoiseSummary& s) {
   }
   return absl::StrCat(s.disturbed, " of ", s.rounds, " measured rounds ", s.disturbed == 1 ? "was" : "were", why,
                       "their figures are not comparable with a quiet machine's (the warnings name them)");
+}
+
+namespace {
+
+// Why the rounds of `t` whose other-processes share is unknown could not be judged.
+std::string WhyTargetNotJudged(const TargetResult& t) {
+  if (!t.server.available) return absl::StrCat(t.spec.name, "'s server reports no CPU (no reco.v1.ServerStats)");
+  for (const RoundResult& r : t.rounds) {
+    if (r.machine.windows == 0) return absl::StrCat(t.spec.name, "'s rounds carry no figures of the machine");
+    if (!r.machine.busy_cpu_seconds) return "the machine's CPU (/proc/stat) was not readable";
+  }
+  return absl::StrCat(t.spec.name, "'s server is not on this machine");
+}
+
+// Why rounds were not judged, once per reason, in the targets' order.
+std::string WhyNotJudged(const RunReport& report) {
+  std::vector<std::string> why;
+  for (const TargetResult& t : report.targets) {
+    for (const RoundResult& r : t.rounds) {
+      if (r.machine.OtherShare()) continue;
+      if (std::string w = WhyTargetNotJudged(t); std::find(why.begin(), why.end(), w) == why.end()) why.push_back(w);
+      break;
+    }
+  }
+  return absl::StrJoin(why, "; ");
+}
+
+}  // namespace
+
+std::string NoiseVerdict(const RunReport& report) {
+  const NoiseSummary s = SummarizeNoise(report);
+  const bool any_recorded = std::any_of(report.targets.begin(), report.targets.end(), [](const TargetResult& t) {
+    return std::any_of(t.rounds.begin(), t.rounds.end(), [](const RoundResult& r) { return r.machine.windows > 0; });
+  });
+  if (!any_recorded) return "";  // a report from before the guard, or made by hand
+  if (s.judged == 0) {
+    return absl::StrCat("noise guard: could not judge ",
+                        s.rounds == 1 ? "the only measured round" : absl::StrCat("the ", s.rounds, " measured rounds"),
+                        ": ", WhyNotJudged(report));
+  }
+  std::string line = absl::StrCat("noise guard: ", s.disturbed, " of ", s.judged, " measured rounds disturbed");
+  if (s.disturbed == 0) {
+    absl::StrAppend(&line, " (other processes stayed within ", static_cast<int>(kDisturbedOtherCpuShare * 100),
+                    "% of the machine's CPU)");
+  } else {
+    const int low = static_cast<int>(s.min_other_share * 100 + 0.5);
+    const int high = static_cast<int>(s.max_other_share * 100 + 0.5);
+    absl::StrAppend(&line, " (other processes used ", low == high ? absl::StrCat(low) : absl::StrCat(low, "-", high),
+                    "% of the machine's CPU): ", s.disturbed == s.judged ? "the" : "their",
+                    " figures are not comparable with a quiet machine's");
+  }
+  if (s.judged < s.rounds) absl::StrAppend(&line, "; ", s.rounds - s.judged, " not judged: ", WhyNotJudged(report));
+  return line;
 }
 
 }  // namespace reco

@@ -51,6 +51,7 @@ void AddNoiseWarnings(const RunReport& report, std::vector<std::string>* warning
 // --fail_on_disturbed fails on. A "measured round" is one target's window in one round.
 struct NoiseSummary {
   int rounds = 0;              // measured rounds, every target's
+  int judged = 0;              // of them, those whose other-processes share is known
   int disturbed = 0;           // of them, Disturbed()
   double min_other_share = 0;  // the other processes' share over the disturbed ones
   double max_other_share = 0;
@@ -63,6 +64,13 @@ NoiseSummary SummarizeNoise(const RunReport& report);
 // measured rounds were disturbed (...); their figures are not comparable with a quiet
 // machine's (the warnings name them)".
 std::string NoiseSummaryLine(const NoiseSummary& summary);
+
+// The verdict's line on noise, always one (the text table's last lines and the HTML's
+// verdict box): "noise guard: 2 of 6 measured rounds disturbed (...)", "noise guard:
+// 0 of 6 measured rounds disturbed", or, where the share of other processes is not
+// known, which rounds could not be judged and why (a target whose server reports no
+// CPU, a server on another machine). "" when no round recorded the machine's figures.
+std::string NoiseVerdict(const RunReport& report);
 
 }  // namespace reco
 

@@ -117,5 +117,46 @@ TEST(NoiseSummary, EveryRoundDisturbedSaysAll) {
             "comparable with a quiet machine's");
 }
 
+// A target whose server reports no CPU (no reco.v1.ServerStats): its rounds' share of
+// other processes is unknown.
+TargetResult TargetWithoutServerCpu(const std::string& name, int rounds) {
+  TargetResult t;
+  t.spec = {name, "127.0.0.1:1"};
+  t.server.available = false;
+  for (int i = 1; i <= rounds; ++i) {
+    RoundResult r;
+    r.round = i;
+    r.machine = MachineWindowOf(0.0, 7.0, 4, 2, 1.0, std::nullopt);
+    t.rounds.push_back(r);
+  }
+  return t;
+}
+
+TEST(NoiseVerdict, CountsTheDisturbedRoundsAlwaysAndSaysWhatItCouldNotJudge) {
+  RunReport report;
+  report.targets = {TargetWithOthers("heap", {0.2, 0.6}), TargetWithOthers("arena", {0.0, 0.4})};
+  EXPECT_EQ(NoiseVerdict(report),
+            "noise guard: 0 of 4 measured rounds disturbed (other processes stayed within 10% of the machine's CPU)");
+  report.targets = {TargetWithOthers("heap", {0.2, 2.8, 0.96}), TargetWithOthers("arena", {0.4, 1.6, 0.0})};
+  EXPECT_EQ(NoiseVerdict(report),
+            "noise guard: 3 of 6 measured rounds disturbed (other processes used 12-35% of the machine's CPU): "
+            "their figures are not comparable with a quiet machine's");
+  report.targets = {TargetWithOthers("heap", {5.84, 7.68})};
+  EXPECT_EQ(NoiseVerdict(report),
+            "noise guard: 2 of 2 measured rounds disturbed (other processes used 73-96% of the machine's CPU): "
+            "the figures are not comparable with a quiet machine's");
+  report.targets = {TargetWithoutServerCpu("feed", 3)};
+  EXPECT_EQ(NoiseVerdict(report),
+            "noise guard: could not judge the 3 measured rounds: feed's server reports no CPU (no "
+            "reco.v1.ServerStats)");
+  report.targets = {TargetWithOthers("heap", {0.2, 2.8}), TargetWithoutServerCpu("feed", 2)};
+  EXPECT_EQ(NoiseVerdict(report),
+            "noise guard: 1 of 2 measured rounds disturbed (other processes used 35% of the machine's CPU): their "
+            "figures are not comparable with a quiet machine's; 2 not judged: feed's server reports no CPU (no "
+            "reco.v1.ServerStats)");
+  report.targets.clear();
+  EXPECT_EQ(NoiseVerdict(report), "");
+}
+
 }  // namespace
 }  // namespace reco

@@ -3,6 +3,7 @@
 #include "absl/strings/ascii.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
+#include "client/noise_guard.h"
 #include "client/report_charts.h"
 #include "client/report_figures.h"
 #include "client/report_renderers.h"
@@ -59,6 +60,9 @@ std::string VerdictHtml(const RunReport& report) {
   std::string s = absl::StrCat("<section class=\"verdict\" id=\"verdict\">\n<h2>", EscapeXml(heading), "</h2>\n<ul>\n");
   for (const std::string& line : VerdictLines(report)) {
     absl::StrAppend(&s, "<li class=\"verdict-line\">", EscapeXml(line), "</li>\n");
+  }
+  if (std::string noise = NoiseVerdict(report); !noise.empty()) {
+    absl::StrAppend(&s, "<li class=\"verdict-noise\">", EscapeXml(noise), "</li>\n");
   }
   return s + "</ul>\n</section>\n";
 }

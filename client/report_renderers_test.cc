@@ -148,6 +148,12 @@ TEST(RenderHtml, IsSelfContainedWithSixCharts) {
 TEST(RenderHtml, VerdictThenChartsThenFoldedWarnings) {
   RunReport r = SampleReport();
   r.warnings = {"arena: server-side figures unavailable", "heap: something else"};
+  for (TargetResult& t : r.targets) {  // other processes at 5% of 2 CPUs; arena's server CPU unknown
+    for (RoundResult& round : t.rounds) {
+      round.machine =
+          MachineWindowOf(0.0, 2.1, 1, 2, 1.0, t.server.available ? std::optional<double>(1.0) : std::nullopt);
+    }
+  }
   const std::string html = RenderHtml(r);
   const size_t verdict = html.find(
       "<li class=\"verdict-line\">arena: server CPU per RPC not served (the target has "
@@ -156,9 +162,14 @@ TEST(RenderHtml, VerdictThenChartsThenFoldedWarnings) {
   const size_t warnings = html.find(
       "<details class=\"warnings\" id=\"warnings\"><summary class=\"warn\">2 warnings, "
       "the first: arena: server-side figures unavailable</summary>");
+  const size_t noise = html.find(
+      "<li class=\"verdict-noise\">noise guard: 0 of 2 measured rounds disturbed (other processes stayed within "
+      "10% of the machine's CPU); 2 not judged: arena's server reports no CPU (no reco.v1.ServerStats)</li>");
   ASSERT_NE(verdict, std::string::npos) << html;
   ASSERT_NE(warnings, std::string::npos) << html;
-  EXPECT_LT(verdict, first_chart);
+  ASSERT_NE(noise, std::string::npos) << html;
+  EXPECT_LT(verdict, noise);
+  EXPECT_LT(noise, first_chart);
   EXPECT_LT(last_chart, warnings);
   EXPECT_EQ(Count(html, "<li>heap: something else</li>"), 1u);
 }

@@ -5,6 +5,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
+#include "client/noise_guard.h"
 #include "client/report_figures.h"
 #include "client/report_renderers.h"
 #include "client/report_verdict.h"
@@ -134,6 +135,7 @@ std::string Legend(const RunReport& report, bool any_skipped) {
 std::string Verdict(const RunReport& report) {
   std::string out = VerdictHeading(report) + "\n";
   for (const std::string& line : VerdictLines(report)) absl::StrAppend(&out, "  ", line, "\n");
+  if (std::string noise = NoiseVerdict(report); !noise.empty()) absl::StrAppend(&out, "  ", noise, "\n");
   return out;
 }
 

@@ -29,13 +29,17 @@ VERDICT = re.compile("arena_pool: " + RATIO.format("server CPU per RPC") + ", " 
 
 
 def verdict_problems(dom, table):
-    """The verdict: first in the page, the same line as the table's last."""
+    """The verdict: first in the page, the same lines as the table's last two (the
+    target's, then the noise guard's)."""
     lines = [html.unescape(m) for m in re.findall(r'<li class="verdict-line">(.*?)</li>', dom)]
-    last = table.rstrip("\n").split("\n")[-1].strip()
+    noise = [html.unescape(m) for m in re.findall(r'<li class="verdict-noise">(.*?)</li>', dom)]
+    before, last = [line.strip() for line in table.rstrip("\n").split("\n")[-2:]]
     checks = [
         (len(lines) == 1 and VERDICT.match(lines[0]),
          f"one verdict line for arena_pool in the verdict's words, got {lines}"),
-        (lines[:1] == [last], f"the table's last line {last!r} is the HTML's verdict line"),
+        (lines[:1] == [before], f"the table's line {before!r} is the HTML's verdict line"),
+        (noise == [last] and re.match(r"noise guard: \d+ of \d+ measured rounds disturbed", last),
+         f"the table's last line {last!r} is the HTML's noise guard line, counting the rounds, got {noise}"),
         (0 <= dom.find('id="verdict"') < dom.find("<svg"), "the verdict before the first chart"),
     ]
     return [what for ok, what in checks if not ok]
