@@ -1,11 +1,18 @@
 // See call_flags.h.
 #include "client/call_flags.h"
 
+#include <atomic>
+#include <cstdio>
+#include <memory>
 #include <optional>
+#include <utility>
 
+#include "absl/random/random.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "client/request_template.h"
 #include "client/target_link.h"
+#include "core/json_message.h"
 #include "core/method_schema.h"
 #include "core/proto_schema.h"
 #include "rpc/reflection_schema.h"
@@ -43,6 +50,26 @@ absl::StatusOr<ProtoSchema> LoadSchema(const CallFlags& f, const LoadOptions& op
   return SchemaFromReflection(link.channel(0), service, options.probe_deadline);
 }
 
+// Each call's request from --data's template: rendered, parsed against the schema
+// (kept alive by the function), serialized. The template rendered for call 0 parsed,
+// so a later one fails only if a placeholder's value does not fit where it stands;
+// that call then sends call 0's request, and the first such error is printed once.
+std::function<std::string(uint64_t, absl::Time, absl::BitGenRef)> TemplatedRequests(
+    ProtoSchema schema, const google::protobuf::Descriptor* type, RequestTemplate data, std::string fallback) {
+  auto kept = std::make_shared<const ProtoSchema>(std::move(schema));
+  auto warned = std::make_shared<std::atomic<bool>>(false);
+  return [kept, type, data = std::move(data), fallback = std::move(fallback), warned](uint64_t number, absl::Time now,
+                                                                                      absl::BitGenRef rng) {
+    absl::StatusOr<std::unique_ptr<google::protobuf::Message>> m =
+        ParseJsonMessage(kept->Prototype(type), data.Render(number, now, rng), "--data");
+    if (m.ok()) return (*m)->SerializeAsString();
+    if (!warned->exchange(true))
+      std::fprintf(stderr, "reco_load: call %llu: %s\n", static_cast<unsigned long long>(number),
+                   std::string(m.status().message()).c_str());
+    return fallback;
+  };
+}
+
 }  // namespace
 
 absl::StatusOr<CallSpec> ResolveCall(const CallFlags& f, const LoadOptions& options) {
@@ -64,9 +91,18 @@ absl::StatusOr<CallSpec> ResolveCall(const CallFlags& f, const LoadOptions& opti
   if (!schema.ok()) return schema.status();
   absl::StatusOr<MethodSchema> method = FindUnaryMethod(*schema, f.call);
   if (!method.ok()) return method.status();
-  absl::StatusOr<std::vector<std::string>> requests = SerializedRequests(method->request, f.data);
+  absl::StatusOr<RequestTemplate> data_template = RequestTemplate::Parse(f.data.json.value_or(""), "--data");
+  if (!data_template.ok()) return data_template.status();
+  RequestData data = f.data;
+  absl::BitGen rng;
+  if (data_template->has_placeholders()) data.json = data_template->Render(0, absl::Now(), rng);
+  absl::StatusOr<std::vector<std::string>> requests = SerializedRequests(method->request, data);
   if (!requests.ok()) return requests.status();
-  return CallSpec{method->path, method->request->full_name(), method->reply->full_name(), *std::move(requests)};
+  CallSpec spec{method->path, method->request->full_name(), method->reply->full_name(), *std::move(requests), nullptr};
+  if (data_template->has_placeholders())
+    spec.render_request =
+        TemplatedRequests(*std::move(schema), method->request, *std::move(data_template), spec.requests[0]);
+  return spec;
 }
 
 }  // namespace reco

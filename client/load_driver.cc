@@ -7,6 +7,8 @@
 #include <memory>
 #include <thread>
 
+#include "absl/random/random.h"
+#include "client/request_template.h"
 #include "grpcpp/completion_queue.h"
 
 namespace reco {
@@ -57,6 +59,14 @@ class SlotLoop {
         rpc_deadline_ns_(absl::ToInt64Nanoseconds(options.rpc_deadline)),
         interval_ns_(options.open_loop() ? 1e9 / options.rate : 0),
         variant_counter_(static_cast<uint64_t>(index)) {
+    for (const auto& [key, value] : options.metadata) {
+      absl::StatusOr<RequestTemplate> t = RequestTemplate::Parse(value, key);  // checked with the flags
+      if (t.ok() && t->has_placeholders()) {
+        templated_metadata_.emplace_back(key, *std::move(t));
+      } else {
+        plain_metadata_.emplace_back(key, value);
+      }
+    }
     for (int s = index; s < options.concurrency; s += threads) free_slots_.push_back(s);
   }
 
@@ -95,9 +105,21 @@ class SlotLoop {
     call->variant = static_cast<int>(variant_counter_++ % requests_->size());
     call->context.set_deadline(
         gpr_time_add(gpr_now(GPR_CLOCK_MONOTONIC), gpr_time_from_nanos(rpc_deadline_ns_, GPR_TIMESPAN)));
-    for (const auto& [key, value] : options_.metadata) call->context.AddMetadata(key, value);
-    call->reader = link_->stub(slot).PrepareUnaryCall(&call->context, requests_->method(),
-                                                      requests_->request(call->variant), &cq_);
+    for (const auto& [key, value] : plain_metadata_) call->context.AddMetadata(key, value);
+    grpc::ByteBuffer templated;  // this call's own request, from --data's placeholders
+    if (options_.call.render_request || !templated_metadata_.empty()) {
+      const uint64_t number = options_.call_numbers->fetch_add(1, std::memory_order_relaxed);
+      const absl::Time now = absl::Now();
+      for (const auto& [key, value] : templated_metadata_)
+        call->context.AddMetadata(key, value.Render(number, now, rng_));
+      if (options_.call.render_request) {
+        grpc::Slice slice(options_.call.render_request(number, now, rng_));
+        templated = grpc::ByteBuffer(&slice, 1);
+      }
+    }
+    call->reader = link_->stub(slot).PrepareUnaryCall(
+        &call->context, requests_->method(),
+        options_.call.render_request ? templated : requests_->request(call->variant), &cq_);
     call->sent_ns = MonotonicNanos();
     // A counted window's calls are the counted ones: a warm-up call whose send
     // straddles the window's start is not one of them.
@@ -267,6 +289,10 @@ class SlotLoop {
   grpc::CompletionQueue cq_;
   std::vector<int> free_slots_;
   uint64_t variant_counter_;
+  // --metadata values without and with placeholders (client/request_template.h).
+  std::vector<std::pair<std::string, std::string>> plain_metadata_;
+  std::vector<std::pair<std::string, RequestTemplate>> templated_metadata_;
+  absl::BitGen rng_;  // for {{.UUID}}
   uint64_t completions_ = 0;
   bool verified_first_ = false;
 };

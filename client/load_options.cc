@@ -17,6 +17,7 @@
 #include "absl/strings/str_join.h"
 #include "absl/strings/str_split.h"
 #include "absl/strings/strip.h"
+#include "client/request_template.h"
 #include "core/request.h"
 #include "rpc/port_number.h"
 
@@ -359,10 +360,12 @@ absl::StatusOr<std::pair<std::string, std::string>> ParseMetadataFlag(absl::stri
       }
     }
   }
+  if (absl::Status s = RequestTemplate::Parse(v, absl::StrCat("--metadata ", key)).status(); !s.ok()) return s;
   return std::pair<std::string, std::string>(key, std::string(v));
 }
 
 std::string DescribeWorkload(const LoadOptions& o) {
+  if (o.generic() && o.call.render_request) return absl::StrCat(o.call.method, ", a request per call from --data");
   if (o.generic()) return absl::StrCat(o.call.method, ", ", o.call.requests.size(), " request(s)");
   return absl::StrCat(o.items ? o.items : kDefaultItemCount, " items, ", TextProfileName(o.profile), " text");
 }

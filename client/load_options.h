@@ -21,11 +21,15 @@
 #ifndef ARENA_GRPC_CLIENT_LOAD_OPTIONS_H_
 #define ARENA_GRPC_CLIENT_LOAD_OPTIONS_H_
 
+#include <atomic>
 #include <cstdint>
+#include <functional>
+#include <memory>
 #include <string>
 #include <utility>
 #include <vector>
 
+#include "absl/random/bit_gen_ref.h"
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
@@ -54,6 +58,10 @@ struct CallSpec {
   std::string request_type;  // full names, for reports
   std::string reply_type;
   std::vector<std::string> requests;  // serialized; cycled through, one per call
+  // --data with placeholders (client/request_template.h): each call's request,
+  // serialized, for the call's number; requests then holds call 0's, for the probe.
+  // Null otherwise.
+  std::function<std::string(uint64_t call_number, absl::Time now, absl::BitGenRef rng)> render_request;
 };
 
 // --metadata KEY=VALUE pairs, sent with every call.
@@ -132,6 +140,9 @@ struct LoadOptions {
   // A generic run (--call); empty method for Recommend.
   CallSpec call;
   CallMetadata metadata;
+  // The next call's number, for {{.RequestNumber}}: one count for the whole run, every
+  // target and round (copies of these options share it).
+  std::shared_ptr<std::atomic<uint64_t>> call_numbers = std::make_shared<std::atomic<uint64_t>>(0);
   // Calls per target and round in the measured window (--total); 0: by --duration.
   // In an open loop it is the window's length instead: total / rate seconds.
   int64_t total = 0;

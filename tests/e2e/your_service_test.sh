@@ -57,6 +57,18 @@ expect_load 0 "" "${heap_target[@]}" --call inbox.v1.Inbox/ListThreads --proto "
 grep -q "3 request(s)" "$tmp/l.out" || fail "the JSON Lines file did not give 3 requests: $(cat "$tmp/l.out")"
 echo "ok: --data_file with JSON Lines, --metadata, --timeout"
 
+# Placeholders, as ghz writes them: {{.RequestNumber}} counts the run's calls from 0,
+# so "threads" goes 990..999 (served) then 9910..9919 (over the page's 1000: refused).
+expect_load 0 "" "${heap_target[@]}" --call inbox.v1.Inbox/ListThreads --proto "$proto" \
+  --data '{"threads": 99{{.RequestNumber}}}' --metadata 'x-request-id={{.UUID}}' --total 20 --rounds 1 --warmup 0 \
+  --concurrency 1 --connections 1 --max_error_rate 1 --quiet --json "$tmp/templated.json"
+read -r ok refused < <(/usr/bin/python3 -c 'import json, sys
+c = json.load(open(sys.argv[1]))["targets"][0]["rounds"][0]["client"]
+print(c["ok"], c["errors_by_code"].get("INVALID_ARGUMENT", 0))' "$tmp/templated.json")
+[ "$ok $refused" = "10 10" ] || fail "templated --data: want 10 OK and 10 INVALID_ARGUMENT, got $ok and $refused"
+grep -q "a request per call from --data" "$tmp/l.out" || fail "the run line does not say the requests are templated"
+echo "ok: --data and --metadata placeholders, one request number per call"
+
 t0=("${heap_target[@]}")
 expect_load 2 "has no method ListThread " "${t0[@]}" --call inbox.v1.Inbox/ListThread --proto "$proto"
 expect_load 2 "server-streaming" "${t0[@]}" --call inbox.v1.Inbox/WatchInbox --proto "$proto"
@@ -71,6 +83,10 @@ start_reco_server "$tmp/plain.log" "$reco_server" --reflection=false || fail "re
 expect_load 2 "reflection" --target "plain=127.0.0.1:$SERVER_PORT" --call inbox.v1.Inbox/ListThreads
 expect_load 2 "--items" "${t0[@]}" --call inbox.v1.Inbox/ListThreads --proto "$proto" --items 5
 expect_load 2 "--data needs --call" "${t0[@]}" --data '{}'
+expect_load 2 '--data: unknown placeholder "{{.RequestNum}}"' "${t0[@]}" --call inbox.v1.Inbox/ListThreads \
+  --proto "$proto" --data '{"threads": {{.RequestNum}}}'
+expect_load 2 '--metadata x-id: "{{" without its "}}"' "${t0[@]}" --call inbox.v1.Inbox/ListThreads \
+  --proto "$proto" --metadata 'x-id={{.UUID'
 grep -q "round 1" "$tmp/l.out" && fail "a bad flag ran load"
 echo "ok: bad --call input exits 2 before any load"
 echo PASS
