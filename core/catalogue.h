@@ -43,7 +43,7 @@ struct CatalogueOptions {
   uint64_t seed = 1;
   uint32_t items_per_profile = 10000;  // 1 to kMaxCatalogueItems
 };
-inline constexpr uint32_t kMaxCatalogueItems = 1000000;  // ~2 GiB of items: a sane upper bound
+inline constexpr uint32_t kMaxCatalogueItems = 1000000;  // 100 times the default: a sane upper bound
 
 // OK, or INVALID_ARGUMENT naming the bad option (flag-style: items_per_profile).
 absl::Status ValidateCatalogueOptions(const CatalogueOptions& options);

@@ -50,8 +50,8 @@ enum class FragmentWrite {
 
 // Replaces *out with the reply to `request`: one slice of exactly its size.
 // Allocates that slice and gRPC's byte buffer (plus, once per thread, the score
-// values' scratch: kept for the thread's life, 44 bytes per item of the largest
-// reply it wrote). Returns false on kWrongSize.
+// values' scratch: kept for the thread's life, sizeof(ScoreValues) per item of the
+// largest reply it wrote). Returns false on kWrongSize.
 bool WriteFragmentReply(const Catalogue& catalogue, const v1::RecommendRequest& request, grpc::ByteBuffer* out);
 
 // As WriteFragmentReply, asking `stop_requested` before the first item and every

@@ -61,8 +61,9 @@ struct MessageStoreOptions {
   // bounded by max_idle * (initial_block_bytes or message size).
   size_t max_idle = 64;
   // arena_pool: size of each arena's reused initial block. 512 KiB holds a default
-  // 200-item response in either text profile (about 200 KB of arena space) with
-  // room to spare; larger responses spill into heap blocks, which Release frees.
+  // 200-item response in either text profile with room to spare (docs/benchmarks.md,
+  // "ArenaOptions sweep", has its arena space); larger responses spill into heap
+  // blocks, which Release frees.
   size_t initial_block_bytes = 512 * 1024;
   // arena_pool: an arena whose reply spilled past its block grows its block to fit
   // (the space taken plus an eighth, at most max_block_bytes; 0: never), while all the pool's
@@ -74,7 +75,7 @@ struct MessageStoreOptions {
   size_t max_pool_bytes = 96 << 20;
   // reuse: a released message whose reply serialized to more than this is freed,
   // not kept (a kept message keeps its largest size while idle). 1 MiB keeps the
-  // default 200-item replies (~100 KB) and drops 10,000-item ones (~5 MB).
+  // default 200-item replies and drops 10,000-item ones.
   size_t max_kept_bytes = 1 << 20;
 };
 

@@ -7,9 +7,9 @@ namespace reco {
 namespace {
 
 // Measured with `alloc_ledger --items N --profile P --format json` (largest build
-// bytes over the four modes + serialized bytes), per item, 200 to 10,000 items:
-// realistic 2,285-2,313 bytes, compact 1,547-1,572; small replies carry a fixed part
-// of up to ~2.2 KiB. Rounded up.
+// bytes over the four modes + serialized bytes), per item, 200 to 10,000 items, plus
+// the fixed part small replies carry; each rounded up. reply_memory_test.cc checks
+// that the estimate stays at or above the ledger's figure and within twice it plus 4 KiB.
 constexpr uint64_t kFixedBytes = 4096;
 constexpr uint64_t kRealisticBytesPerItem = 2400;
 constexpr uint64_t kCompactBytesPerItem = 1700;

@@ -51,8 +51,9 @@ class ArenaMessageAllocator final : public grpc::MessageAllocator<Request, Respo
   // RPCs would share it. Setup cost per RPC, before the handler runs: 2 mallocs, the
   // holder (Arena inside) and the arena's first block. Then the handler's building
   // grows the arena: with the defaults (first block 256 bytes, doubling to 8 KiB) a
-  // compact 200-item response takes 35 blocks; a start_block_size as big as your
-  // typical response (256 KiB here) makes it one.
+  // large response takes a block per 8 KiB; a start_block_size as big as your
+  // typical response makes it one. arena_message_allocator_test.cc asserts both
+  // counts (HolderAndArenaShareOneMalloc, FirstBlockSizedForTheResponseMakesOneBlock).
   explicit ArenaMessageAllocator(google::protobuf::ArenaOptions options = {}) : options_(options) {
     if (options_.initial_block != nullptr) {  // a programming error, in every build type
       std::fprintf(stderr,

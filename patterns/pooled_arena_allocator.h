@@ -68,8 +68,8 @@ namespace reco::patterns {
 
 struct PooledArenaOptions {
   // Each pooled arena's reused block. 512 KiB holds a 200-item reco.v1 response in
-  // either text profile (about 200 KB of arena space) with room to spare; a larger
-  // response spills into heap blocks, which Release() frees again (stats().overflows).
+  // either text profile with room to spare; a larger response spills into heap
+  // blocks, which Release() frees again (stats().overflows).
   size_t initial_block_bytes = 512 * 1024;
   // Pooled arenas that may exist at once, in use plus idle.
   size_t max_arenas = 64;

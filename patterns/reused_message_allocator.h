@@ -10,7 +10,7 @@
 // every singular sub-message (an item's price, image, ...) again.
 //
 // A pooled message keeps its high-water size: after one 10,000-item response, that
-// holder would keep 10,000 cleared items (~12 MB) while idle, for good. So a holder
+// holder would keep 10,000 cleared items while idle, for good. So a holder
 // whose reply was larger than max_kept_bytes when serialized (GetCachedSize(): gRPC
 // computed it to send the reply, so reading it costs nothing) is deleted at release
 // instead of kept, and max_idle bounds how many are kept: the pool holds at most

@@ -14,7 +14,7 @@
 //
 // The preface gate. gRPC runs no handshake on a descriptor handed to it, so a client
 // that connects and says nothing would hold its socket until max_connection_idle (10
-// minutes): with the open-files limit at 256, 245 silent connections locked every
+// minutes): silent connections up to the open-files limit (docs/server.md) locked every
 // new client out. So a new connection stays here until the 24 bytes of the HTTP/2
 // client preface have arrived (peeked, not read: gRPC reads them) and is closed if
 // they have not within `handshake_timeout`. A connection that sent part of them is

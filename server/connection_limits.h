@@ -63,16 +63,16 @@ struct ConnectionLimits {
   absl::Duration min_recv_ping_interval = absl::Minutes(1);
   int max_ping_strikes = 2;
   // Requests must be identity-encoded unless this is true: a compressed request is
-  // inflated by gRPC BEFORE max_receive_message_bytes is checked (a 1 MB gzip request
-  // became 1,000 MiB), so by default gzip/deflate requests get UNIMPLEMENTED at their
-  // headers. true accepts gzip and deflate (not a bomb-proof setting).
+  // inflated by gRPC BEFORE max_receive_message_bytes is checked (a small gzip request
+  // grew far past it: docs/server.md), so by default gzip/deflate requests get
+  // UNIMPLEMENTED at their headers. true accepts gzip and deflate (not a bomb-proof setting).
   bool accept_compressed_requests = false;
 };
 
 // The smallest grpc::ResourceQuota (ServerOptions::resource_quota_bytes, when not 0)
-// we accept. Measured with gRPC 1.51: at 1 B, 4 KiB and 16 KiB every call failed
-// (UNAVAILABLE, "GOAWAY received": the connection is closed for want of memory); from
-// 32 KiB a 10,000-item call was served. 1 MiB leaves a margin of 32.
+// we accept. With gRPC 1.51 a quota of a few KiB failed every call (UNAVAILABLE,
+// "GOAWAY received": the connection is closed for want of memory); this one leaves a
+// wide margin over the smallest that served a 10,000-item call (docs/server.md, "Flags").
 inline constexpr int64_t kMinResourceQuotaBytes = 1 << 20;
 
 // What gRPC 1.51 holds for one open stream whose message never comes: the larger of

@@ -9,13 +9,14 @@
 // Why step 1 serves on: gRPC 1.51's Shutdown cancels (CANCELLED, RST_STREAM) every
 // call its transport has accepted but not yet handed to a handler -- headers or the
 // request still arriving, or queued -- and the client cannot retry those (they are
-// below GOAWAY's last stream id). 16 calls sent just before SIGTERM on 16
-// connections: 2-16 of them CANCELLED without step 1, none with it. A call that
+// below GOAWAY's last stream id). Without step 1, calls sent just before SIGTERM were
+// CANCELLED; with it none are (lifecycle_drain_test; docs/server.md). A call that
 // arrives after step 2 began but before its client read the GOAWAY is still
 // CANCELLED rather than UNAVAILABLE: gRPC 1.51 offers no GOAWAY without that.
 //
 // Step 3 has no bound in gRPC: after the deadline, replies stuck behind a client's
-// flow control kept Shutdown waiting 6-9 s more. ShutdownWatchdog bounds the stop:
+// flow control kept Shutdown waiting long past it (docs/server.md, "Stopping").
+// ShutdownWatchdog bounds the stop:
 //
 //   reco::ShutdownWatchdog watchdog(options.hard_deadline);   // at the signal
 //   reco::Drain(*server, options, &watchdog);

@@ -25,10 +25,11 @@
 // server can time: gRPC frees the reply's slices after writing them.
 //
 // Memory: per call, one slice of the reply's serialized size (zero-copy: the
-// per-request bytes only, ~80 B per item, plus a slice array of ~64 B per item) and
-// gRPC's byte buffer. Per thread: written once, the picked items' score values (44 B
-// per item of the largest reply the thread wrote, at most kMaxItemCount items);
-// spliced, the SplicedReply scratch, up to 1 MiB (SplicedReply::kMaxKeptScratchBytes).
+// per-request bytes only -- tags, lengths, scores -- plus a slice array of two slices
+// per item) and gRPC's byte buffer. Per thread: written once, the picked items' score
+// values (sizeof(ScoreValues) per item of the largest reply the thread wrote, at most
+// kMaxItemCount items); spliced, the SplicedReply scratch, up to 1 MiB
+// (SplicedReply::kMaxKeptScratchBytes).
 // The catalogue's fragments (Catalogue::fragment_bytes) are shared and outlive the
 // server.
 //

@@ -1,8 +1,8 @@
 // MemoryTrimmer: gives freed heap memory back to the system, so that a burst of large
 // replies does not leave the process holding its peak for good.
 //
-// glibc keeps freed chunks for reuse: after a burst of 5 MB replies, RSS stayed at
-// 1.17 GB for minutes with 33 MB in use (issue 10). malloc_trim(0) hands the free pages
+// glibc keeps freed chunks for reuse: after a burst of large replies, RSS stayed near its
+// peak for minutes with little in use (issue 10). malloc_trim(0) hands the free pages
 // of every arena back (madvise), at the price of walking the free chunks under the
 // arena locks. So a background thread looks every `interval` and trims only when it is
 // worth it: glibc holds more than `threshold_bytes` free, AND since the last trim

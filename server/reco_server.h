@@ -124,7 +124,7 @@ struct ServerOptions {
   // built; a call that does not fit gets RESOURCE_EXHAUSTED at once. 0 turns it off.
   // The default keeps a server well inside a 1 GiB container. Not used by the ceiling.
   uint64_t inflight_budget_bytes = uint64_t{256} << 20;
-  // One reply's cap: the largest request (10,000 realistic items, ~24 MB) fits.
+  // One reply's cap, at its estimate: the largest request (10,000 realistic items) fits.
   uint64_t max_reply_bytes = uint64_t{32} << 20;
   // Fairness within the budget (call_reservations.h): one connection's reservations
   // hold at most this share of it, and a call still holding its reservation this

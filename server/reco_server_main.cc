@@ -207,8 +207,8 @@ void ReadReplyBudgetFlags(reco::ServerOptions* o) {
 reco::TrimOptions TrimFromFlags() {
   reco::TrimOptions trim;
   trim.interval = absl::GetFlag(FLAGS_trim_interval);
-  // Under 10 ms the trimmer's own look (mallinfo2 and /proc) becomes a load: 1ns made
-  // an idle server burn a quarter of a core.
+  // Under 10 ms the trimmer's own look (mallinfo2 and /proc) becomes a load: at 1ns it
+  // kept an idle server busy.
   if (trim.interval < absl::ZeroDuration() || trim.interval > absl::Hours(24) ||
       (trim.interval > absl::ZeroDuration() && trim.interval < absl::Milliseconds(10))) {
     BadFlag(absl::StrCat("--trim_interval=", absl::FormatDuration(trim.interval),

@@ -11,9 +11,9 @@
 // gRPC then sends that buffer instead of serializing again.
 //
 // Cost: with any interceptor installed gRPC makes a ServerRpcInfo, its interceptor
-// list and the interceptor for every RPC: 5 more allocations per Recommend RPC in
-// process_allocations (measured: scripts/h2load_modes.sh, --measure=true vs false),
-// none in a phase. Only Recommend gets an interceptor; other methods get none.
+// list and the interceptor for every RPC: a few more allocations per Recommend RPC in
+// process_allocations, none in a phase (docs/server.md, "What measuring costs", has the
+// count). Only Recommend gets an interceptor; other methods get none.
 //
 // Example:
 //   std::vector<std::unique_ptr<grpc::experimental::ServerInterceptorFactoryInterface>> f;

@@ -38,7 +38,7 @@ std::unique_ptr<RecoServer> StartTestServer(ServingMode mode, bool measure, Serv
 
 std::shared_ptr<grpc::Channel> ChannelTo(const RecoServer& server) {
   grpc::ChannelArguments args;
-  // A 10,000-item realistic response is about 5 MB, over gRPC's 4 MB client default.
+  // A 10,000-item realistic response is over gRPC's 4 MB client default (hostile_limits_test).
   args.SetMaxReceiveMessageSize(-1);
   return grpc::CreateCustomChannel(absl::StrCat("127.0.0.1:", server.port()), grpc::InsecureChannelCredentials(), args);
 }
