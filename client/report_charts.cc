@@ -2,6 +2,7 @@
 #include "client/report_charts.h"
 
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
 #include "client/report_figures.h"
 #include "client/svg_chart.h"
 
@@ -36,22 +37,29 @@ bool AnyValue(const std::vector<BarGroup>& groups) {
   return false;
 }
 
-// The line that stands in for a chart with nothing to draw; `why` from the first
-// target whose server gave no figures.
-std::string AbsentLine(const RunReport& report, const ChartFrame& frame) {
-  std::string why = "no target has these figures";
-  for (const TargetResult& t : report.targets) {
-    if (!t.server.available) {
-      why = absl::StrCat("no target served them (", t.spec.name, ": ", t.server.note, ")");
-      break;
-    }
-  }
-  return absl::StrCat("<p class=\"absent\" id=\"", frame.id, "\"><b>", EscapeXml(frame.title), "</b>: ", EscapeXml(why),
-                      ".</p>\n");
+// What stands in for a chart with nothing to draw: its title, under its id; the
+// charts not drawn share one line that says why (ReportChartsHtml).
+std::string AbsentTitle(const ChartFrame& frame) {
+  return absl::StrCat("<span class=\"absent\" id=\"", frame.id, "\"><b>", EscapeXml(frame.title), "</b></span>");
 }
 
+// Why the charts not drawn have nothing: the first target whose server gave no figures.
+std::string WhyAbsent(const RunReport& report) {
+  for (const TargetResult& t : report.targets) {
+    if (!t.server.available)
+      return absl::StrCat("no target served their figures (", t.spec.name, ": ", t.server.note, ")");
+  }
+  return "no target has their figures";
+}
+
+// A bar chart of the groups some target has a value in (a phase no target measured
+// draws no n/a bars), or its absent title.
 std::string Bars(const RunReport& report, const ChartFrame& frame, const std::vector<BarGroup>& groups, int decimals) {
-  return AnyValue(groups) ? BarChartSvg(frame, TargetNames(report), groups, decimals) : AbsentLine(report, frame);
+  std::vector<BarGroup> drawn;
+  for (const BarGroup& g : groups) {
+    if (AnyValue({g})) drawn.push_back(g);
+  }
+  return drawn.empty() ? AbsentTitle(frame) : BarChartSvg(frame, TargetNames(report), drawn, decimals);
 }
 
 std::string ServerCpuChart(const RunReport& report) {
@@ -97,7 +105,7 @@ std::string LatencyChart(const RunReport& report) {
   }
   const char* title = report.options.open_loop() ? "Latency (from the scheduled send time)" : "Latency by percentile";
   LineChart chart{{"chart-latency", title, "latency (ms)"}, "percentile (each step adds a nine)", NinesAxis(), true};
-  return any ? LineChartSvg(chart, series) : AbsentLine(report, chart.frame);
+  return any ? LineChartSvg(chart, series) : AbsentTitle(chart.frame);
 }
 
 std::string RoundQpsChart(const RunReport& report) {
@@ -120,16 +128,22 @@ std::string RoundQpsChart(const RunReport& report) {
 }  // namespace
 
 std::string ReportChartsHtml(const RunReport& report) {
-  std::string grid, absent;
+  std::string grid;
+  std::vector<std::string> absent;
   for (const std::string& chart : {ServerCpuChart(report), QpsChart(report), AllocationChart(report),
                                    LatencyChart(report), RoundQpsChart(report), PhaseChart(report)}) {
     if (chart.rfind("<svg", 0) == 0) {
       absl::StrAppend(&grid, "<div class=\"cell\">", chart, "</div>\n");
     } else {
-      absent += chart;
+      absent.push_back(chart);
     }
   }
-  return absl::StrCat("<div class=\"charts\">\n", grid, "</div>\n", absent);
+  std::string not_drawn;
+  if (!absent.empty()) {
+    not_drawn = absl::StrCat("<p class=\"absent\">Not drawn, ", EscapeXml(WhyAbsent(report)), ": ",
+                             absl::StrJoin(absent, ", "), ".</p>\n");
+  }
+  return absl::StrCat("<div class=\"charts\">\n", grid, "</div>\n", not_drawn);
 }
 
 }  // namespace reco

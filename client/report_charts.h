@@ -6,13 +6,15 @@
 //   chart-round-qps   QPS of each round                  a dot per round, log y axis
 //   chart-phases      server build / serialize / release p99   grouped bars
 // Target i has SeriesColor(i) in every chart (client/svg_chart.h), and every chart has
-// a legend. A chart whose figures are n/a for every target (no target served server
-// figures, e.g. a report read back from JSON) is one line saying so, with the same
-// id, under the grid of the drawn ones (no hole in the grid):
-//   <p class="absent" id="chart-phases"><b>Server phases, p99 per RPC</b>: no target served them (...).</p>
+// a legend. A bar group no target has a value in is not drawn (a foreign service's
+// phases chart shows build alone). The charts whose figures are n/a for every target
+// (no target served server figures) share one line under the grid of the drawn ones
+// (no hole in the grid), which says why once and keeps each chart's id:
+//   <p class="absent">Not drawn, no target served their figures (feed: ...):
+//   <span class="absent" id="chart-server-cpu"><b>Server CPU per RPC ...</b></span>, ....</p>
 //
 // Example:
-//   std::string html = reco::ReportChartsHtml(report);   // six <svg>s or absent lines
+//   std::string html = reco::ReportChartsHtml(report);   // the drawn <svg>s, then the line
 //
 // Thread-safety: a pure function of the report.
 #ifndef ARENA_GRPC_CLIENT_REPORT_CHARTS_H_
@@ -29,7 +31,7 @@ inline constexpr const char* kReportChartIds[] = {"chart-server-cpu", "chart-qps
                                                   "chart-latency",    "chart-round-qps", "chart-phases"};
 
 // The drawn charts, each in a <div class="cell"> of a <div class="charts"> grid (laid
-// out by the page's style), then the absent ones' lines.
+// out by the page's style), then the line naming the absent ones.
 std::string ReportChartsHtml(const RunReport& report);
 
 }  // namespace reco

@@ -147,6 +147,25 @@ std::vector<Figure> ReportFigures(const LoadOptions& options) {
   return f;
 }
 
+std::vector<Figure> ShownFigures(const RunReport& report, std::vector<std::string>* left_out) {
+  std::vector<Figure> shown;
+  for (Figure& f : ReportFigures(report.options)) {
+    const bool any = std::any_of(report.targets.begin(), report.targets.end(),
+                                 [&f](const TargetResult& t) { return f.Of(t).has_value(); });
+    if (any || report.targets.empty()) {
+      shown.push_back(std::move(f));
+    } else if (left_out != nullptr) {
+      left_out->push_back(f.label);
+    }
+  }
+  return shown;
+}
+
+std::string LeftOutLine(const std::vector<std::string>& left_out) {
+  if (left_out.empty()) return "";
+  return absl::StrCat("left out, no target reported them: ", absl::StrJoin(left_out, ", "));
+}
+
 std::string FormatFigure(const Figure& figure, std::optional<double> value) {
   if (!value) return "n/a";
   return absl::StrFormat("%.*f", figure.decimals, *value);

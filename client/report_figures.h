@@ -46,6 +46,14 @@ struct Figure {
 // The figures for a run with these options (open-loop figures only for open loops).
 std::vector<Figure> ReportFigures(const LoadOptions& options);
 
+// The figures the table shows for this report: ReportFigures less those no target has
+// a value of (a foreign service has no release phase, a server without stats no
+// server side), whose labels go to `left_out` (when not null) for the one line that
+// names them.
+std::vector<Figure> ShownFigures(const RunReport& report, std::vector<std::string>* left_out);
+// "left out, no target reported them: LABEL, LABEL", or "" for none.
+std::string LeftOutLine(const std::vector<std::string>& left_out);
+
 // "12345.68" with the figure's decimals, "n/a" for nullopt.
 std::string FormatFigure(const Figure& figure, std::optional<double> value);
 

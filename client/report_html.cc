@@ -19,7 +19,8 @@ std::string FigureTable(const RunReport& report) {
   for (const TargetResult& t : report.targets) absl::StrAppend(&s, "<th>", EscapeXml(t.spec.name), "</th>");
   absl::StrAppend(&s, "</tr>\n");
   bool any_skipped = false;  // some ratio is over fewer rounds: the legend says what "*" means
-  for (const Figure& f : ReportFigures(report.options)) {
+  std::vector<std::string> left_out;
+  for (const Figure& f : ShownFigures(report, &left_out)) {
     absl::StrAppend(&s, "<tr><td>", EscapeXml(f.label), "</td>");
     for (size_t i = 0; i < report.targets.size(); ++i) {
       std::string ratio;
@@ -41,6 +42,9 @@ std::string FigureTable(const RunReport& report) {
     }
   }
   absl::StrAppend(&s, "</table>\n");
+  if (std::string left = LeftOutLine(left_out); !left.empty()) {
+    absl::StrAppend(&s, "<p class=\"left-out\">", EscapeXml(left), "</p>\n");
+  }
   if (!report.targets.empty()) {
     const int rounds = static_cast<int>(report.targets[0].rounds.size());
     absl::StrAppend(&s, "<p class=\"ratio\">",

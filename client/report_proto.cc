@@ -374,11 +374,13 @@ void ParametersToProto(const RunReport& report, v1::ReportParameters* out) {
   out->set_lb_policy(o.lb_policy);
   out->set_threads(o.threads);
   out->set_lookahead_bytes(o.lookahead_bytes);
-  out->set_items(o.items ? o.items : kDefaultItemCount);
-  out->set_profile(std::string(TextProfileName(o.profile)));
-  out->set_seed(o.seed);
-  out->set_variants(o.variants);
-  out->set_verify_every(o.verify_every);
+  if (!o.generic()) {
+    out->set_items(o.items ? o.items : kDefaultItemCount);
+    out->set_profile(std::string(TextProfileName(o.profile)));
+    out->set_seed(o.seed);
+    out->set_variants(o.variants);
+    out->set_verify_every(o.verify_every);
+  }
   out->set_max_error_rate(o.max_error_rate);
   out->set_call(o.call.method);
   out->set_request_type(o.call.request_type);
@@ -404,12 +406,12 @@ absl::Status ParametersFromProto(const v1::ReportParameters& p, LoadOptions* o) 
   o->threads = p.threads();
   o->lookahead_bytes = p.lookahead_bytes();
   o->items = p.items();
-  if (!ParseTextProfile(p.profile(), &o->profile)) {
+  if (p.has_profile() && !ParseTextProfile(p.profile(), &o->profile)) {
     return Invalid("parameters.profile", "unknown profile '" + p.profile() + "'");
   }
-  o->seed = p.seed();
-  o->variants = p.variants();
-  o->verify_every = p.verify_every();
+  if (p.has_seed()) o->seed = p.seed();
+  if (p.has_variants()) o->variants = p.variants();
+  if (p.has_verify_every()) o->verify_every = p.verify_every();
   o->max_error_rate = p.max_error_rate();
   o->call.method = p.call();
   o->call.request_type = p.request_type();

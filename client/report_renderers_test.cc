@@ -179,11 +179,36 @@ TEST(RenderHtml, AChartWithoutFiguresIsOneLine) {
   r.targets[0].server = UnavailableServerFigures("a snapshot failed");  // now no target has server figures
   const std::string html = RenderHtml(r);
   EXPECT_EQ(Count(html, "<svg"), 3u) << "latency, QPS and QPS per round stay";
-  EXPECT_NE(html.find("<p class=\"absent\" id=\"chart-server-cpu\"><b>Server CPU per RPC (lower is better)</b>: no "
-                      "target served them (heap: a snapshot failed).</p>"),
-            std::string::npos)
+  EXPECT_NE(
+      html.find("<p class=\"absent\">Not drawn, no target served their figures (heap: a snapshot failed): "
+                "<span class=\"absent\" id=\"chart-server-cpu\"><b>Server CPU per RPC (lower is better)</b></span>, "
+                "<span class=\"absent\" id=\"chart-allocs\">"),
+      std::string::npos)
       << html;
-  EXPECT_EQ(Count(html, "<p class=\"absent\" id=\"chart-"), 3u) << "CPU, allocations, phases";
+  EXPECT_EQ(Count(html, "<span class=\"absent\" id=\"chart-"), 3u) << "CPU, allocations, phases";
+  EXPECT_EQ(Count(html, "a snapshot failed"), 1u) << "the reason once in the charts";
+}
+
+// A figure no target reported is not a row of n/a: one line names the rows left out,
+// in the table and on the page; a phase no target measured draws no bars.
+TEST(RenderAll, RowsNoTargetReportedAreLeftOutAndNamedOnce) {
+  const RunReport r = SampleReport();  // heap measured build but no release; arena has no server figures
+  const std::string table = RenderTable(r);
+  EXPECT_EQ(table.find("\nrelease p99 (us) "), std::string::npos) << table;
+  EXPECT_NE(table.find("\nbuild p99 (us) "), std::string::npos) << table;
+  const size_t left = table.find("\nleft out, no target reported them: ");
+  ASSERT_NE(left, std::string::npos) << table;
+  const std::string line = table.substr(left + 1, table.find('\n', left + 1) - left - 1);
+  EXPECT_NE(line.find("release p99 (us)"), std::string::npos) << line;
+  EXPECT_NE(line.find("serialize p99 (us)"), std::string::npos) << line;
+  const std::string html = RenderHtml(r);
+  EXPECT_EQ(html.find("<td>release p99 (us)</td>"), std::string::npos);
+  EXPECT_NE(html.find("<p class=\"left-out\">left out, no target reported them: "), std::string::npos);
+  const size_t phases = html.find("id=\"chart-phases\"");
+  ASSERT_NE(phases, std::string::npos);
+  const std::string chart = html.substr(phases, html.find("</svg>", phases) - phases);
+  EXPECT_NE(chart.find("build p99"), std::string::npos) << chart;
+  EXPECT_EQ(chart.find("release p99"), std::string::npos) << "a group no target measured: " << chart;
 }
 
 // The second target reports mode "ceiling": every target's QPS shows as its share.

@@ -51,13 +51,13 @@ Row CeilingShareRow(const RunReport& report, bool* any_skipped) {
 
 // The header row, then a row per figure (the QPS row followed by its spread over
 // rounds and its share of the ceiling), with a section line before the server's.
-std::vector<Row> TableRows(const RunReport& report, bool* any_skipped) {
+std::vector<Row> TableRows(const RunReport& report, bool* any_skipped, std::vector<std::string>* left_out) {
   std::vector<Row> rows;
   Row header = {""};
   for (const TargetResult& t : report.targets) header.push_back(t.spec.name);
   rows.push_back(header);
   std::string section;
-  for (const Figure& f : ReportFigures(report.options)) {
+  for (const Figure& f : ShownFigures(report, left_out)) {
     if (f.section != section) {
       section = f.section;
       if (section == "server") rows.push_back({"-- server side (per measured window)"});
@@ -143,8 +143,11 @@ std::string Verdict(const RunReport& report) {
 
 std::string RenderTable(const RunReport& report) {
   bool any_skipped = false;  // some ratio is over fewer rounds: the legend says what "*" means
-  const std::vector<Row> rows = TableRows(report, &any_skipped);
-  return RunLine(report.options) + AlignedRows(rows) + Legend(report, any_skipped) + Verdict(report);
+  std::vector<std::string> left_out;
+  const std::vector<Row> rows = TableRows(report, &any_skipped, &left_out);
+  std::string left = LeftOutLine(left_out);
+  if (!left.empty()) left += "\n";
+  return RunLine(report.options) + AlignedRows(rows) + left + Legend(report, any_skipped) + Verdict(report);
 }
 
 absl::Status WriteFile(const std::string& path, const std::string& contents) {

@@ -4,6 +4,7 @@
 
 Every target answered exactly CALLS calls per round with no error; every server
 reported through the stats library (source reco_server_stats) with its RPCs counted;
+Recommend's settings (items, profile, seed, variants, verify_every) are not written;
 heap's build allocations per RPC are exactly HEAP_BUILD_ALLOCS (what the example's
 allocation test counts in-process with another malloc counter); pooled_arena's are
 0; the other targets carry paired ratios to heap with their spread. HEAP_BUILD_ALLOCS
@@ -24,6 +25,9 @@ def main(argv):
     problems = []
     if report["parameters"]["call"] != "/inbox.v1.Inbox/ListThreads":
         problems.append(f"parameters.call is {report['parameters']['call']!r}")
+    recommend_only = {"items", "profile", "seed", "variants", "verify_every"} & report["parameters"].keys()
+    if recommend_only:
+        problems.append(f"parameters that mean nothing for --call are written: {sorted(recommend_only)}")
     for t in report["targets"]:
         name, server = t["name"], t["server"]
         for r in t["rounds"]:

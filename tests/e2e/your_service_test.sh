@@ -35,6 +35,9 @@ expect_load 0 "" "${targets[@]}" "${call[@]}" --proto "$proto" --total 300 --rou
 /usr/bin/python3 "$src/tests/e2e/check_your_service_report.py" "$tmp/proto.json" 300 "$heap_allocs" ||
   fail "report (--proto): $(cat "$tmp/l.out")"
 grep -q "build allocs/RPC" "$tmp/l.out" || fail "no build row in the table"
+grep -q "^left out, no target reported them: .*release p99 (us)" "$tmp/l.out" ||
+  fail "the rows no inbox server fills are not named once: $(cat "$tmp/l.out")"
+grep -q "^release p99 (us) " "$tmp/l.out" && fail "a row of n/a for every target"
 echo "ok: --proto, three variants, heap $heap_allocs build allocs/RPC as counted in-process, pooled_arena 0"
 
 protoc --include_imports --descriptor_set_out="$tmp/inbox.protoset" -I"$src/examples/inbox" "$proto" ||
