@@ -133,8 +133,11 @@ void AddProcessFigures(std::vector<Figure>* out) {
     return s.arena_space_allocated ? Value(s.PerRelease(s.arena_space_allocated) / 1024) : Value();
   }));
   f.push_back(Server("server_arena_overflows", "arena overflows", 0, [](const ServerFigures& s) {
-    return s.arena_space_allocated ? Value(s.arena_overflows) : Value();
+    const bool pool_of_the_stats_library = s.store_available && !s.from_reco_server();
+    return s.arena_space_allocated || pool_of_the_stats_library ? Value(s.arena_overflows) : Value();
   }));
+  f.push_back(Server("server_pool_unpooled", "leases unpooled (pool empty)", 0,
+                     [](const ServerFigures& s) { return s.store_available ? Value(s.unpooled) : Value(); }));
 }
 
 }  // namespace

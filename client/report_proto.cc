@@ -224,6 +224,7 @@ void ServerToProto(const ServerFigures& s, v1::ReportServer* out) {
   store->set_arena_space_allocated(s.arena_space_allocated);
   store->set_arena_space_used(s.arena_space_used);
   store->set_arena_overflows(s.arena_overflows);
+  if (s.store_available) store->set_unpooled(s.unpooled);
 }
 
 // `target` is the replicated target's summed figures: each replica's share of them.

@@ -67,6 +67,8 @@ ServerFigures ServerFiguresBetween(const v1::StatsSnapshot& before, const v1::St
   w.arena_space_allocated = Delta(after.store().arena_space_allocated(), before.store().arena_space_allocated());
   w.arena_space_used = Delta(after.store().arena_space_used(), before.store().arena_space_used());
   w.arena_overflows = Delta(after.store().arena_overflows(), before.store().arena_overflows());
+  w.store_available = after.has_store();
+  w.unpooled = Delta(after.store().unpooled(), before.store().unpooled());
   return w;
 }
 
@@ -127,6 +129,8 @@ void ServerFigures::Merge(const ServerFigures& later) {
   arena_space_allocated += later.arena_space_allocated;
   arena_space_used += later.arena_space_used;
   arena_overflows += later.arena_overflows;
+  store_available = store_available || later.store_available;
+  unpooled += later.unpooled;
   if (note.empty()) note = later.note;
 }
 

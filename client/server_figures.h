@@ -81,6 +81,11 @@ struct ServerFigures {
   uint64_t arena_space_allocated = 0;
   uint64_t arena_space_used = 0;
   uint64_t arena_overflows = 0;
+  // The server reports a pool (StatsSnapshot.store: reco_server's store, or a pool
+  // given to the stats library), and its leases that found every pooled object in
+  // use in the window.
+  bool store_available = false;
+  uint64_t unpooled = 0;
 
   void Merge(const ServerFigures& later);
   // Adds a replica's figures of the same window (see above). An unavailable replica

@@ -27,6 +27,7 @@ grpc::Status EnableServerStats(grpc::ServerBuilder& builder, const ServerStatsOp
                  AllocationCounter::MallocName().c_str());
   }
   const StatsIdentity identity{options.label, "reco_server_stats", /*rpcs_not_counted=*/false};
+  stats.SetPool(options.pool);  // empty: none (a later server's options replace an earlier one's)
   AddStatsPlugin(builder, identity, options.allow_reset);
   std::vector<std::unique_ptr<grpc::experimental::ServerInterceptorFactoryInterface>> interceptors;
   interceptors.push_back(NewServerStatsInterceptorFactory());

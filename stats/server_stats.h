@@ -66,6 +66,7 @@
 
 #include <chrono>
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <string>
 
@@ -73,6 +74,18 @@
 #include <grpcpp/support/server_interceptor.h>
 
 namespace reco {
+
+// A pool's counts, totals since it was made: what the patterns' pooled allocators
+// keep (PooledArenaAllocator::stats(): allocated, released, arenas_created, unpooled,
+// overflows). Given as ServerStatsOptions::pool, they become StatsSnapshot.store, and
+// reco_load shows the leases that found the pool empty as a row of their own.
+struct PoolCounts {
+  uint64_t acquired = 0;   // leases handed out
+  uint64_t released = 0;   // leases given back
+  uint64_t created = 0;    // pooled objects made
+  uint64_t unpooled = 0;   // leases given a plain, unpooled object: every pooled one was in use
+  uint64_t overflows = 0;  // releases whose arena had outgrown its block (an arena pool's)
+};
 
 struct ServerStatsOptions {
   // Becomes StatsSnapshot.mode (e.g. "heap", "pooled_arena"); empty -> "service".
@@ -84,6 +97,15 @@ struct ServerStatsOptions {
   // not lower them). Empty: none. One per process; it serves until the process exits.
   // Memory: two worker threads, requests of at most 16 KiB, 20 waiting connections.
   std::string metrics_listen;
+  // The server's pool, read at every snapshot (from the stats service's threads: it
+  // must be safe to call from any thread and outlive the server, and the process's
+  // metrics endpoint when there is one). Empty: no store. The process has one: the
+  // last EnableServerStats call's.
+  //   options.pool = [&allocator] {
+  //     const auto s = allocator.stats();   // patterns/pooled_arena_allocator.h
+  //     return reco::PoolCounts{s.allocated, s.released, s.arenas_created, s.unpooled, s.overflows};
+  //   };
+  std::function<PoolCounts()> pool;
 };
 
 // Adds reco.v1.ServerStats (GetStats) to the builder and an interceptor that counts

@@ -86,6 +86,32 @@ TEST(ServerStatsTest, SnapshotSaysWhoFilledIt) {
   EXPECT_TRUE(snapshot.has_process_allocations());
 }
 
+// A pool given to the stats library is read at each snapshot into StatsSnapshot.store;
+// a server without one reports no store.
+TEST(ServerStatsTest, APoolsCountsBecomeTheStore) {
+  FeedTestService service(/*measure_build=*/false);
+  ServerStatsOptions options;
+  PoolCounts counts{/*acquired=*/10, /*released=*/7, /*created=*/4, /*unpooled=*/3, /*overflows=*/2};
+  options.pool = [&counts] { return counts; };
+  RunningServer s = StartFeedServer(&service, [&](grpc::ServerBuilder& b) { EnableServerStats(b, options); });
+  v1::StatsSnapshot snapshot;
+  ASSERT_TRUE(GetStats(s.channel.get(), false, &snapshot).ok());
+  ASSERT_TRUE(snapshot.has_store());
+  EXPECT_EQ(snapshot.store().acquired(), 10u);
+  EXPECT_EQ(snapshot.store().released(), 7u);
+  EXPECT_EQ(snapshot.store().in_use(), 3u);
+  EXPECT_EQ(snapshot.store().created(), 7u) << "StoreStats.created counts the unpooled leases too";
+  EXPECT_EQ(snapshot.store().unpooled(), 3u);
+  EXPECT_EQ(snapshot.store().arena_overflows(), 2u);
+  counts.unpooled = 5;  // read again at the next snapshot
+  ASSERT_TRUE(GetStats(s.channel.get(), false, &snapshot).ok());
+  EXPECT_EQ(snapshot.store().unpooled(), 5u);
+
+  RunningServer plain = StartFeedServer(&service, [](grpc::ServerBuilder& b) { EnableServerStats(b); });
+  ASSERT_TRUE(GetStats(plain.channel.get(), false, &snapshot).ok());
+  EXPECT_FALSE(snapshot.has_store()) << "the later server has no pool: the earlier one's is not read";
+}
+
 TEST(ServerStatsTest, ResetIsRefusedUnlessAllowed) {
   FeedTestService service(/*measure_build=*/false);
   for (bool allow : {false, true}) {

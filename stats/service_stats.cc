@@ -21,6 +21,21 @@ void ServiceStats::Fill(const StatsIdentity& identity, const PhaseRecorder::Tota
   if (build_measured_.load(std::memory_order_relaxed)) {
     PhaseToProto(totals.phase[static_cast<int>(Phase::kBuild)], s->mutable_build());
   }
+  if (pool_) {
+    const PoolCounts c = pool_();
+    v1::StoreStats* store = s->mutable_store();
+    store->set_acquired(c.acquired);
+    store->set_released(c.released);
+    store->set_created(c.created + c.unpooled);  // StoreStats.created counts the unpooled too
+    store->set_unpooled(c.unpooled);
+    store->set_in_use(c.acquired > c.released ? c.acquired - c.released : 0);
+    store->set_arena_overflows(c.overflows);
+  }
+}
+
+void ServiceStats::SetPool(std::function<PoolCounts()> pool) {
+  std::lock_guard<std::mutex> lock(mu_);
+  pool_ = std::move(pool);
 }
 
 v1::StatsSnapshot ServiceStats::Snapshot(const StatsIdentity& identity, bool reset) {

@@ -17,6 +17,7 @@
 #define ARENA_GRPC_STATS_SERVICE_STATS_H_
 
 #include <atomic>
+#include <functional>
 #include <memory>
 #include <mutex>
 #include <string>
@@ -26,6 +27,7 @@
 #include "server/metrics_endpoint.h"
 #include "server/phase_recorder.h"
 #include "server/process_window.h"
+#include "stats/server_stats.h"
 
 namespace reco {
 
@@ -51,6 +53,9 @@ class ServiceStats {
   // until the process exits. FailedPrecondition when it already serves them.
   absl::Status ServeMetrics(const std::string& listen, const StatsIdentity& identity);
   int metrics_port();  // 0 when not serving metrics
+  // The pool whose counts fill StatsSnapshot.store (ServerStatsOptions::pool); set
+  // before serving.
+  void SetPool(std::function<PoolCounts()> pool);
 
  private:
   ServiceStats() = default;
@@ -64,6 +69,7 @@ class ServiceStats {
   const ProcessWindow since_start_;  // never restarted
   std::mutex metrics_mu_;
   std::unique_ptr<MetricsEndpoint> metrics_;  // guarded by metrics_mu_; never destroyed, as this object
+  std::function<PoolCounts()> pool_;          // guarded by mu_
 };
 
 }  // namespace reco

@@ -54,8 +54,17 @@ absl::StatusOr<std::unique_ptr<InboxServer>> InboxServer::Start(Variant variant,
   // share the port's calls with the first. Refuse the port instead.
   builder.AddChannelArgument(GRPC_ARG_ALLOW_REUSEPORT, 0);
   builder.RegisterService(s->service_.get());
-  // reco.v1.ServerStats for reco_load: allocations, CPU and memory per RPC.
-  reco::EnableServerStats(builder, VariantName(variant));
+  // reco.v1.ServerStats for reco_load: allocations, CPU and memory per RPC, and the
+  // pool's leases that found it empty (a row of reco_load's report).
+  reco::ServerStatsOptions stats;
+  stats.label = VariantName(variant);
+  if (PooledThreadPageAllocator* pool = s->allocator_.get(); pool != nullptr) {
+    stats.pool = [pool] {
+      const reco::patterns::PooledArenaStats p = pool->stats();
+      return reco::PoolCounts{p.allocated, p.released, p.arenas_created, p.unpooled, p.overflows};
+    };
+  }
+  (void)reco::EnableServerStats(builder, stats);  // not OK only for a metrics port, which it has none
   s->server_ = builder.BuildAndStart();
   if (s->server_ == nullptr || s->port_ == 0) {
     return absl::UnavailableError(absl::StrCat("listen=", listen, ": cannot listen there (a bad or busy address?)"));

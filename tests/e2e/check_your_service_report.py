@@ -40,6 +40,10 @@ def main(argv):
             problems.append(f"{name}: server figures not from the stats library: {server}")
         if server.get("rpcs", 0) < calls * len(t["rounds"]):
             problems.append(f"{name}: the server counted {server.get('rpcs')} RPCs")
+        unpooled = t["figures"].get("server_pool_unpooled")
+        if (name == "pooled_arena" and unpooled != 0) or (name != "pooled_arena" and unpooled is not None):
+            problems.append(f"{name}: leases unpooled {unpooled}: want 0 for the pool (16 in flight, 64 arenas), "
+                            "null without one")
         if heap_allocs is not None:
             build = t["figures"]["server_build_allocs_per_rpc"]
             want = {"heap": heap_allocs, "pooled_arena": 0.0}.get(name)

@@ -60,6 +60,19 @@ expect_load 0 "" "${heap_target[@]}" --call inbox.v1.Inbox/ListThreads --proto "
 grep -q "3 request(s)" "$tmp/l.out" || fail "the JSON Lines file did not give 3 requests: $(cat "$tmp/l.out")"
 echo "ok: --data_file with JSON Lines, --metadata, --timeout"
 
+# The pool's exhaustion as a row of its own: the example's pooled arenas (at most 64)
+# with 200 calls in flight; heap has no pool (its row is n/a, null in the JSON).
+pooled_target=(--target "${targets[3]}")
+expect_load 0 "" "${heap_target[@]}" "${pooled_target[@]}" "${call[@]}" --proto "$proto" --total 1000 --rounds 1 \
+  --concurrency 200 --connections 2 --json "$tmp/exhausted.json"
+read -r heap_unpooled pooled_unpooled < <(/usr/bin/python3 -c 'import json, sys
+t = json.load(open(sys.argv[1]))["targets"]
+print(*(x["figures"]["server_pool_unpooled"] for x in t))' "$tmp/exhausted.json")
+[ "$heap_unpooled" = None ] && [ "${pooled_unpooled%.*}" -gt 0 ] 2>/dev/null ||
+  fail "pool exhaustion: heap $heap_unpooled (want null), pooled_arena $pooled_unpooled (want > 0)"
+grep -q "^leases unpooled (pool empty) " "$tmp/l.out" || fail "no row for the pool's exhaustion: $(cat "$tmp/l.out")"
+echo "ok: the pooled arenas ran out $pooled_unpooled times with 200 calls in flight (64 arenas): a row of its own"
+
 # Placeholders, as ghz writes them: {{.RequestNumber}} counts the run's calls from 0,
 # so "threads" goes 990..999 (served) then 9910..9919 (over the page's 1000: refused).
 expect_load 0 "" "${heap_target[@]}" --call inbox.v1.Inbox/ListThreads --proto "$proto" \
