@@ -106,6 +106,7 @@ class SlotLoop {
     call->context.set_deadline(
         gpr_time_add(gpr_now(GPR_CLOCK_MONOTONIC), gpr_time_from_nanos(rpc_deadline_ns_, GPR_TIMESPAN)));
     for (const auto& [key, value] : plain_metadata_) call->context.AddMetadata(key, value);
+    if (options_.compression != GRPC_COMPRESS_NONE) call->context.set_compression_algorithm(options_.compression);
     grpc::ByteBuffer templated;  // this call's own request, from --data's placeholders
     if (options_.call.render_request || !templated_metadata_.empty()) {
       const uint64_t number = options_.call_numbers->fetch_add(1, std::memory_order_relaxed);

@@ -10,6 +10,9 @@
 
 #include <arpa/inet.h>
 
+#include <google/protobuf/struct.pb.h>
+#include <google/protobuf/util/json_util.h>
+
 #include "absl/strings/ascii.h"
 #include "absl/strings/match.h"
 #include "absl/strings/numbers.h"
@@ -335,6 +338,32 @@ absl::Status ValidateLoadOptions(const LoadOptions& o) {
   }
   if (o.generic() && o.call.requests.empty()) return Bad("--call", "has no request to send");
   return absl::OkStatus();
+}
+
+absl::StatusOr<grpc_compression_algorithm> ParseCompressionFlag(absl::string_view name) {
+  if (name == "identity" || name.empty()) return GRPC_COMPRESS_NONE;
+  if (name == "gzip") return GRPC_COMPRESS_GZIP;
+  if (name == "deflate") return GRPC_COMPRESS_DEFLATE;
+  return Bad("--compression", absl::StrCat("'", name, "' is not one of identity, gzip, deflate"));
+}
+
+absl::StatusOr<std::vector<std::pair<std::string, std::string>>> ParseTagsFlag(absl::string_view json) {
+  std::vector<std::pair<std::string, std::string>> tags;
+  if (json.empty()) return tags;
+  google::protobuf::Struct object;
+  const auto parsed = google::protobuf::util::JsonStringToMessage(std::string(json), &object);
+  if (!parsed.ok()) {
+    return Bad("--tags", absl::StrCat("not a JSON object of strings, e.g. '{\"env\": \"ci\"}' (",
+                                      std::string(parsed.message()), ")"));
+  }
+  for (const auto& [key, value] : object.fields()) {
+    if (value.kind_case() != google::protobuf::Value::kStringValue) {
+      return Bad("--tags", absl::StrCat("the value of \"", key, "\" is not a string"));
+    }
+    tags.emplace_back(key, value.string_value());
+  }
+  std::sort(tags.begin(), tags.end());  // a Struct's map has no order: the reports' is the keys'
+  return tags;
 }
 
 absl::StatusOr<std::pair<std::string, std::string>> ParseMetadataFlag(absl::string_view value) {

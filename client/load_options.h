@@ -29,6 +29,8 @@
 #include <utility>
 #include <vector>
 
+#include <grpc/compression.h>
+
 #include "absl/random/bit_gen_ref.h"
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
@@ -140,6 +142,11 @@ struct LoadOptions {
   // A generic run (--call); empty method for Recommend.
   CallSpec call;
   CallMetadata metadata;
+  // Every request compressed with this (--compression); GRPC_COMPRESS_NONE: not.
+  grpc_compression_algorithm compression = GRPC_COMPRESS_NONE;
+  // Kept in the reports as they are (--name, --tags).
+  std::string name;
+  std::vector<std::pair<std::string, std::string>> tags;
   // The next call's number, for {{.RequestNumber}}: one count for the whole run, every
   // target and round (copies of these options share it).
   std::shared_ptr<std::atomic<uint64_t>> call_numbers = std::make_shared<std::atomic<uint64_t>>(0);
@@ -152,6 +159,13 @@ struct LoadOptions {
   // A closed loop that stops after `total` calls rather than at a time.
   bool counted() const { return total > 0 && !open_loop(); }
 };
+
+// --compression's value: "identity" (none), "gzip" or "deflate"; else INVALID_ARGUMENT
+// naming the flag.
+absl::StatusOr<grpc_compression_algorithm> ParseCompressionFlag(absl::string_view name);
+// --tags' value: a JSON object whose values are strings ("" for none), sorted by
+// key; else INVALID_ARGUMENT naming the flag.
+absl::StatusOr<std::vector<std::pair<std::string, std::string>>> ParseTagsFlag(absl::string_view json);
 
 // "KEY=VALUE" -> a metadata pair, or INVALID_ARGUMENT naming --metadata: keys are
 // lower case letters, digits, '-', '_' and '.', not starting with "grpc-"; values are

@@ -90,8 +90,18 @@ ABSL_FLAG(int32_t, verify_every, 64, "Compare one response in this many byte for
 ABSL_FLAG(double, max_error_rate, 0, "Fail (exit 4) when errors exceed this fraction of requests.");
 ABSL_FLAG(std::string, probe_deadline, "3s",
           "How long each target may take to answer the probe before any load (at most 1h).");
-ABSL_FLAG(std::string, json, "", "Write the full report as JSON to this file (not a directory).");
-ABSL_FLAG(std::string, csv, "", "Write the figures as CSV (one row per target and round) to this file.");
+ABSL_FLAG(std::string, json, "",
+          "Write the full report as JSON to this file (not a directory); - writes it to stdout alone (the table "
+          "then goes to stderr).");
+ABSL_FLAG(std::string, compression, "identity",
+          "Compress every request: gzip or deflate (identity: none). reco_server refuses compressed requests "
+          "unless started with --accept_compressed_requests.");
+ABSL_FLAG(std::string, name, "",
+          "A name for the run, kept in the reports (the table's first line, the JSON, the HTML title).");
+ABSL_FLAG(std::string, tags, "",
+          "Labels kept in the reports, as a JSON object of strings: '{\"env\": \"ci\", \"commit\": \"abc\"}'.");
+ABSL_FLAG(std::string, csv, "",
+          "Write the figures as CSV (one row per target and round) to this file; - to stdout alone, as --json.");
 ABSL_FLAG(std::string, html, "", "Write a self-contained HTML report (inline SVG charts) to this file.");
 ABSL_FLAG(std::string, write_request, "",
           "Write the first request of the run, gRPC-framed (for h2load -d), to this file and exit without load.");
@@ -202,6 +212,14 @@ absl::StatusOr<reco::LoadOptions> OptionsFromFlags(const std::vector<std::string
   o.verify_every = absl::GetFlag(FLAGS_verify_every);
   o.variants = absl::GetFlag(FLAGS_variants);
   o.max_error_rate = absl::GetFlag(FLAGS_max_error_rate);
+  absl::StatusOr<grpc_compression_algorithm> compression = reco::ParseCompressionFlag(absl::GetFlag(FLAGS_compression));
+  if (!compression.ok()) return compression.status();
+  o.compression = *compression;
+  o.name = absl::GetFlag(FLAGS_name);
+  absl::StatusOr<std::vector<std::pair<std::string, std::string>>> tags =
+      reco::ParseTagsFlag(absl::GetFlag(FLAGS_tags));
+  if (!tags.ok()) return tags.status();
+  o.tags = *std::move(tags);
   if (absl::Status tls = ReadTlsFlags(&o); !tls.ok()) return tls;
   for (const std::string& value : metadata_values) {
     absl::StatusOr<std::pair<std::string, std::string>> pair = reco::ParseMetadataFlag(value);
@@ -237,11 +255,19 @@ reco::CallFlags CallFlagsFromFlags(int argc, char** argv, reco::RequestData::For
 // missing or not writable, is a bad flag found now, not after minutes of load. Run by
 // `merge` too, before it reads its inputs.
 absl::Status CheckReportPaths() {
+  if (absl::GetFlag(FLAGS_json) == "-" && absl::GetFlag(FLAGS_csv) == "-") {
+    return absl::InvalidArgumentError("--json - and --csv -: one report on stdout at most");
+  }
+  for (const char* flag : {"html", "write_request"}) {
+    const std::string& path = flag[0] == 'h' ? absl::GetFlag(FLAGS_html) : absl::GetFlag(FLAGS_write_request);
+    if (path == "-")
+      return absl::InvalidArgumentError(absl::StrCat("--", flag, " -: only --json and --csv go to stdout"));
+  }
   for (auto [flag, path] :
        {std::pair{"--json", absl::GetFlag(FLAGS_json)}, std::pair{"--csv", absl::GetFlag(FLAGS_csv)},
         std::pair{"--html", absl::GetFlag(FLAGS_html)},
         std::pair{"--write_request", absl::GetFlag(FLAGS_write_request)}}) {
-    if (path.empty()) continue;
+    if (path.empty() || path == "-") continue;
     struct stat info;
     if (stat(path.c_str(), &info) == 0 && S_ISDIR(info.st_mode)) {
       return absl::InvalidArgumentError(absl::StrCat(flag, " ", path, ": a directory, not a file"));
@@ -264,28 +290,41 @@ absl::Status CheckReportPaths() {
   return absl::OkStatus();
 }
 
-// The table on stdout, then the files asked for by --json, --csv and --html.
+// Whether --json - or --csv - asked for stdout: then it carries that report alone, and
+// the table and the --require lines go to stderr.
+bool ReportOnStdout() { return absl::GetFlag(FLAGS_json) == "-" || absl::GetFlag(FLAGS_csv) == "-"; }
+
+// The table on stdout (stderr when a report goes there), then the files asked for by
+// --json, --csv and --html.
 int PrintAndWrite(const reco::RunReport& report) {
-  std::fputs(reco::RenderTable(report).c_str(), stdout);
-  std::fflush(stdout);
+  std::FILE* table = ReportOnStdout() ? stderr : stdout;
+  std::fputs(reco::RenderTable(report).c_str(), table);
+  std::fflush(table);
   for (auto [path, render] :
        {std::pair{absl::GetFlag(FLAGS_json), &reco::RenderJson}, std::pair{absl::GetFlag(FLAGS_csv), &reco::RenderCsv},
         std::pair{absl::GetFlag(FLAGS_html), &reco::RenderHtml}}) {
     if (path.empty()) continue;
+    if (path == "-") {
+      std::fputs(render(report).c_str(), stdout);
+      std::fflush(stdout);
+      continue;
+    }
     absl::Status written = reco::WriteFile(path, render(report));
     if (!written.ok()) return Fail(5, std::string(written.message()));
   }
   return 0;
 }
 
-// One line per --require on stdout, after the reports; false when one failed.
+// One line per --require on stdout (stderr when a report goes there), after the
+// reports; false when one failed.
 bool PrintRequirements(const reco::RunReport& report) {
   bool all_passed = true;
+  std::FILE* out = ReportOnStdout() ? stderr : stdout;
   for (const reco::RequirementResult& q : report.requirements) {
-    std::printf("%s\n", q.line.c_str());
+    std::fprintf(out, "%s\n", q.line.c_str());
     all_passed = all_passed && q.passed;
   }
-  std::fflush(stdout);
+  std::fflush(out);
   return all_passed;
 }
 

@@ -116,9 +116,11 @@ constexpr char kStyle[] =
 }  // namespace
 
 std::string RenderHtml(const RunReport& report) {
-  std::string s = absl::StrCat("<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">\n",
-                               "<title>reco_load report</title>\n<style>\n", kStyle,
-                               "\n</style></head><body>\n<h1>reco_load report</h1>\n");
+  const std::string title =
+      report.options.name.empty() ? "reco_load report" : absl::StrCat("reco_load report: ", report.options.name);
+  std::string s =
+      absl::StrCat("<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">\n", "<title>", EscapeXml(title),
+                   "</title>\n<style>\n", kStyle, "\n</style></head><body>\n<h1>", EscapeXml(title), "</h1>\n");
   absl::StrAppend(&s, RunHtml(report), VerdictHtml(report));
   absl::StrAppend(&s, ReportChartsHtml(report), WarningsHtml(report));
   absl::StrAppend(&s, "<h2>All figures</h2>\n<div class=\"figures\">\n", FigureTable(report), "</div>\n");

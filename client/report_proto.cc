@@ -390,6 +390,11 @@ void ParametersToProto(const RunReport& report, v1::ReportParameters* out) {
   for (const auto& [key, value] : o.metadata) out->add_metadata_keys(key);
   out->set_total(static_cast<int32_t>(o.total));  // at most 1e9 (ValidateLoadOptions)
   out->set_timeout_seconds(absl::ToDoubleSeconds(o.rpc_deadline));
+  out->set_name(o.name);
+  for (const auto& [key, value] : o.tags) (*out->mutable_tags())[key] = value;
+  out->set_compression(o.compression == GRPC_COMPRESS_GZIP      ? "gzip"
+                       : o.compression == GRPC_COMPRESS_DEFLATE ? "deflate"
+                                                                : "identity");
 }
 
 absl::Status ParametersFromProto(const v1::ReportParameters& p, LoadOptions* o) {
@@ -422,6 +427,12 @@ absl::Status ParametersFromProto(const v1::ReportParameters& p, LoadOptions* o) 
   for (const std::string& key : p.metadata_keys()) o->metadata.emplace_back(key, "");
   o->total = p.total();
   if (p.timeout_seconds() > 0) o->rpc_deadline = absl::Seconds(p.timeout_seconds());
+  o->name = p.name();
+  o->tags.assign(p.tags().begin(), p.tags().end());
+  std::sort(o->tags.begin(), o->tags.end());
+  absl::StatusOr<grpc_compression_algorithm> compression = ParseCompressionFlag(p.compression());
+  if (!compression.ok()) return Invalid("parameters.compression", "unknown compression '" + p.compression() + "'");
+  o->compression = *compression;
   return absl::OkStatus();
 }
 

@@ -94,12 +94,18 @@ std::string AlignedRows(const std::vector<Row>& rows) {
 }
 
 std::string RunLine(const LoadOptions& o) {
-  return absl::StrFormat(
-      "reco_load: %d round(s) x %d target(s), %s warm-up + %s each; %s, %d in flight, %d connection(s), "
-      "%d thread(s); %s\n",
-      o.rounds, static_cast<int>(o.targets.size()), absl::FormatDuration(o.warmup), DescribeWindow(o),
-      o.open_loop() ? absl::StrFormat("open loop at %g req/s", o.rate) : std::string("closed loop"), o.concurrency,
-      o.connections, o.threads, DescribeWorkload(o));
+  std::string named;
+  if (!o.name.empty()) named = absl::StrCat("run \"", o.name, "\"");
+  std::vector<std::string> tags;
+  for (const auto& [key, value] : o.tags) tags.push_back(absl::StrCat(key, "=", value));
+  if (!tags.empty()) absl::StrAppend(&named, named.empty() ? "" : " ", "tags ", absl::StrJoin(tags, ","));
+  if (!named.empty()) named += "\n";
+  return named + absl::StrFormat(
+                     "reco_load: %d round(s) x %d target(s), %s warm-up + %s each; %s, %d in flight, %d connection(s), "
+                     "%d thread(s); %s\n",
+                     o.rounds, static_cast<int>(o.targets.size()), absl::FormatDuration(o.warmup), DescribeWindow(o),
+                     o.open_loop() ? absl::StrFormat("open loop at %g req/s", o.rate) : std::string("closed loop"),
+                     o.concurrency, o.connections, o.threads, DescribeWorkload(o));
 }
 
 // What the table's marks mean, each replicated target's spread, the mallocs in use,

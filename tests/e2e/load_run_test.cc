@@ -227,6 +227,31 @@ TEST(ClientLoadRun, GenericCallDrivesAnyMethodWithTheGivenRequests) {
               1.0);
 }
 
+// --compression gzip: every request compressed. reco_server refuses them by default
+// (UNIMPLEMENTED at their headers) and serves them with accept_compressed_requests.
+TEST(ClientLoadRun, CompressedRequestsAreRefusedOrServedAsTheServerSays) {
+  for (bool accept : {false, true}) {
+    ServerOptions so;
+    so.listen = "127.0.0.1:0";
+    so.mode = ServingModeFor(MemoryMode::kHeap);
+    so.connection.accept_compressed_requests = accept;
+    absl::StatusOr<std::unique_ptr<RecoServer>> server = RecoServer::Start(so);
+    ASSERT_TRUE(server.ok()) << server.status();
+    LoadOptions o = ShortRun();
+    o.targets = {SpecFor("heap", **server)};
+    o.warmup = absl::ZeroDuration();
+    o.total = 20;
+    o.rounds = 1;
+    o.max_error_rate = 1;
+    o.compression = GRPC_COMPRESS_GZIP;
+    absl::StatusOr<RunReport> report = RunLoad(o, "test", nullptr);
+    ASSERT_TRUE(report.ok()) << report.status();
+    const ClientFigures& c = report->targets[0].client;
+    EXPECT_EQ(c.ok, accept ? 20u : 0u);
+    EXPECT_EQ(c.errors_by_code[static_cast<int>(grpc::StatusCode::UNIMPLEMENTED)], accept ? 0u : 20u);
+  }
+}
+
 // A generic run of a method the server does not have fails at the probe, naming it.
 TEST(ClientLoadRun, GenericCallOfAnUnservedMethodFailsTheProbe) {
   std::unique_ptr<RecoServer> server = StartServer(MemoryMode::kHeap);

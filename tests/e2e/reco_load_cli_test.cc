@@ -222,6 +222,34 @@ TEST(ClientCli, GoodRunExitsZeroAndWritesEveryReport) {
 }
 
 // ghz's habit: the target as a bare HOST:PORT argument, named after itself.
+// --json - puts the report alone on stdout (for a pipe), the table on stderr; --name
+// and --tags are kept in it.
+TEST(ClientCli, JsonToStdoutAloneWithTheRunsNameAndTags) {
+  std::unique_ptr<RecoServer> server = StartServer();
+  ASSERT_TRUE(server);
+  const std::string err = ::testing::TempDir() + "/cli_stdout.err";
+  Outcome o =
+      RunReco(absl::StrCat("--target heap=127.0.0.1:", server->port(),
+                           " --total 20 --warmup 0s --rounds 1 --concurrency 2 --items 20 --json - --name nightly",
+                           " --tags '{\"env\": \"ci\", \"commit\": \"abc\"}' 2>", err, " | cat"));
+  nlohmann::json doc = nlohmann::json::parse(o.output, nullptr, /*allow_exceptions=*/false);
+  ASSERT_FALSE(doc.is_discarded()) << "stdout is not the JSON alone: " << o.output;
+  EXPECT_EQ(doc["parameters"]["name"], "nightly");
+  EXPECT_EQ(doc["parameters"]["tags"]["env"], "ci");
+  EXPECT_EQ(doc["parameters"]["tags"]["commit"], "abc");
+  EXPECT_EQ(doc["targets"][0]["rounds"][0]["client"]["ok"], 20);
+  std::ifstream in(err);
+  std::stringstream table;
+  table << in.rdbuf();
+  EXPECT_NE(table.str().find("run \"nightly\" tags commit=abc,env=ci\n"), std::string::npos) << table.str();
+  EXPECT_NE(table.str().find("QPS (OK responses/s)"), std::string::npos) << table.str();
+  std::remove(err.c_str());
+  for (const char* bad : {"--json - --csv -", "--html -", "--tags '{\"n\": 1}'", "--tags nope", "--compression br"}) {
+    Outcome b = RunReco(absl::StrCat("--target heap=127.0.0.1:", server->port(), " ", bad));
+    EXPECT_EQ(b.exit_code, 2) << bad << ": " << b.output;
+  }
+}
+
 TEST(ClientCli, ABareHostPortArgumentIsTheTarget) {
   std::unique_ptr<RecoServer> server = StartServer();
   ASSERT_TRUE(server);
