@@ -3,9 +3,11 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <cstdlib>
 #include <iostream>
+#include <set>
 #include <string>
 
 #include "absl/flags/commandlineflag.h"
@@ -136,6 +138,72 @@ absl::Status CheckFlags(int argc, char** argv) {
     if (absl::Status s = CheckOne(argc, argv, &i); !s.ok()) return s;
   }
   return absl::OkStatus();
+}
+
+namespace {
+
+// "    --name (help); default: value;" as absl's --help writes a flag, wrapped at 100
+// columns with the continuation lines indented.
+std::string FlagLine(const absl::CommandLineFlag& flag) {
+  constexpr size_t kWidth = 100;
+  const bool quoted = !flag.IsOfType<bool>() && !flag.IsOfType<int32_t>() && !flag.IsOfType<int64_t>() &&
+                      !flag.IsOfType<double>() && !flag.IsOfType<uint64_t>();
+  const std::string text = absl::StrCat("--", flag.Name(), " (", flag.Help(), "); default: ", quoted ? "\"" : "",
+                                        flag.DefaultValue(), quoted ? "\"" : "", ";");
+  std::string out = "    ", line;
+  for (absl::string_view word : absl::StrSplit(text, ' ', absl::SkipEmpty())) {
+    if (!line.empty() && line.size() + 1 + word.size() > kWidth - 6) {
+      absl::StrAppend(&out, line, "\n      ");
+      line.clear();
+    }
+    absl::StrAppend(&line, line.empty() ? "" : " ", word);
+  }
+  return absl::StrCat(out, line, "\n");
+}
+
+bool PlainHelpAsked(int argc, char** argv) {
+  for (int i = 1; i < argc; ++i) {
+    const absl::string_view arg = argv[i];
+    if (arg == "--") return false;
+    if (arg == "--help" || arg == "-help") return true;
+  }
+  return false;
+}
+
+}  // namespace
+
+std::string GroupedFlagsHelp(const std::vector<FlagGroup>& groups) {
+  std::string out;
+  std::set<std::string> listed;
+  for (const FlagGroup& g : groups) {
+    absl::StrAppend(&out, "\n  ", g.title, ":\n");
+    for (const char* name : g.flags) {
+      const absl::CommandLineFlag* flag = absl::FindCommandLineFlag(name);
+      if (flag == nullptr) continue;  // not linked into this binary
+      listed.insert(name);
+      absl::StrAppend(&out, FlagLine(*flag));
+    }
+  }
+  std::vector<const absl::CommandLineFlag*> other;
+  for (const auto& [name, flag] : absl::GetAllFlags()) {
+    if (listed.count(std::string(name)) || absl::StrContains(flag->Filename(), "absl/")) continue;
+    other.push_back(flag);
+  }
+  std::sort(other.begin(), other.end(), [](auto* a, auto* b) { return a->Name() < b->Name(); });
+  if (!other.empty()) absl::StrAppend(&out, "\n  Other flags:\n");
+  for (const absl::CommandLineFlag* flag : other) absl::StrAppend(&out, FlagLine(*flag));
+  absl::StrAppend(&out, "\n  absl's own flags (--flagfile, ...): --helpfull\n");
+  return out;
+}
+
+std::vector<char*> ParseFlagsOrExit2(int argc, char** argv, absl::string_view program, absl::string_view usage,
+                                     const std::vector<FlagGroup>& groups) {
+  if (PlainHelpAsked(argc, argv) && CheckFlags(argc, argv).ok()) {
+    std::cout << program << ": " << usage << "\n" << GroupedFlagsHelp(groups);
+    std::cout.flush();
+    std::exit(0);
+  }
+  return ParseFlagsOrExit2(argc, argv, program, usage);
 }
 
 std::vector<char*> ParseFlagsOrExit2(int argc, char** argv, absl::string_view program, absl::string_view usage) {

@@ -15,6 +15,7 @@
 #ifndef ARENA_GRPC_CLI_FLAG_PARSE_H_
 #define ARENA_GRPC_CLI_FLAG_PARSE_H_
 
+#include <string>
 #include <vector>
 
 #include "absl/status/status.h"
@@ -35,6 +36,19 @@ absl::Status CheckFlags(int argc, char** argv);
 // help flags) and --version print on stdout and exit 0. Returns the positional
 // arguments, argv[0] first, as absl::ParseCommandLine does.
 std::vector<char*> ParseFlagsOrExit2(int argc, char** argv, absl::string_view program, absl::string_view usage);
+
+// --help by purpose: groups of flags in the order a reader needs them, each flag with
+// its help and default; the flags no group names follow under "Other flags", and
+// absl's own stay in --helpfull.
+struct FlagGroup {
+  const char* title;               // "Targets and the call"
+  std::vector<const char*> flags;  // names without "--", in order
+};
+// As above, but a plain --help prints `usage` and then `groups` (see FlagGroup).
+std::vector<char*> ParseFlagsOrExit2(int argc, char** argv, absl::string_view program, absl::string_view usage,
+                                     const std::vector<FlagGroup>& groups);
+// The grouped help text (what --help prints after the usage message): exposed for tests.
+std::string GroupedFlagsHelp(const std::vector<FlagGroup>& groups);
 
 // The exit status of a bad command line, for every reco binary.
 inline constexpr int kBadFlagsExit = 2;

@@ -424,6 +424,24 @@ int RunAndReport(const CheckedRun& run, const std::string& command_line) {
   return 0;
 }
 
+// --help's order: what a first run needs first (cli/flag_parse.h).
+std::vector<reco::FlagGroup> HelpGroups() {
+  return {
+      {"What to drive",
+       {"target", "call", "proto", "import_path", "protoset", "data", "data_file", "data_format", "metadata"}},
+      {"How much load",
+       {"duration", "total", "warmup", "rounds", "concurrency", "connections", "threads", "rate", "timeout",
+        "compression"}},
+      {"Reports and verdicts",
+       {"json", "csv", "html", "name", "tags", "quiet", "require", "max_error_rate", "fail_on_disturbed"}},
+      {"TLS", {"tls_ca", "tls_server_name", "tls_cert", "tls_key"}},
+      {"Recommend's requests (without --call)", {"items", "profile", "seed", "variants", "verify_every"}},
+      {"Fine tuning",
+       {"align_start", "lb_policy", "lookahead_bytes", "max_receive_message_bytes", "probe_deadline",
+        "grpc_poll_strategy", "write_request"}},
+  };
+}
+
 constexpr char kUsage[] =
     "Drives gRPC servers and compares them (client latency and QPS, server allocations per RPC).\n"
     "Usage: reco_load --target NAME=HOST:PORT [--target ...] [--duration 5s | --total N] [--rounds 3]\n"
@@ -459,7 +477,7 @@ int main(int argc, char** argv) {
   const std::vector<std::string> metadata_values = reco::CollectRepeatedFlag(argc, argv, "metadata", false);
   const std::vector<std::string> require_values = reco::CollectRepeatedFlag(argc, argv, "require", false);
   const std::string command_line = absl::StrJoin(argv, argv + argc, " ");
-  std::vector<char*> rest = reco::ParseFlagsOrExit2(argc, argv, "reco_load", kUsage);
+  std::vector<char*> rest = reco::ParseFlagsOrExit2(argc, argv, "reco_load", kUsage, HelpGroups());
   reco::ApplyMutexDeadlockDetectionFlag();  // before gRPC starts a thread
   if (rest.size() > 1 && std::string(rest[1]) == "merge") {
     return Merge(std::vector<std::string>(rest.begin() + 2, rest.end()), command_line, require_values);

@@ -3,6 +3,7 @@
 // request sent; an unreachable target fails fast; a good run exits 0 and writes its
 // reports. RECO_LOAD_BINARY is set by CMake.
 #include <sys/wait.h>
+#include <algorithm>
 
 #include <cstdio>
 #include <fstream>
@@ -248,6 +249,29 @@ TEST(ClientCli, JsonToStdoutAloneWithTheRunsNameAndTags) {
     Outcome b = RunReco(absl::StrCat("--target heap=127.0.0.1:", server->port(), " ", bad));
     EXPECT_EQ(b.exit_code, 2) << bad << ": " << b.output;
   }
+}
+
+// --help by purpose: the flags a first run needs first (what to drive, how much load,
+// the reports), every flag of reco_load once, the debugging ones last.
+TEST(ClientCli, HelpOpensWithTheFlagsAFirstRunNeeds) {
+  Outcome o = RunReco("--help");
+  ASSERT_EQ(o.exit_code, 0) << o.output;
+  std::vector<size_t> at;
+  for (const char* flag :
+       {"\n  What to drive:\n    --target (", "\n    --call (", "\n    --data (",
+        "\n  How much load:\n    --duration (", "\n    --concurrency (", "\n  Reports and verdicts:\n    --json (",
+        "\n  TLS:\n", "\n    --items (", "\n  Other flags:\n    --mutex_deadlock_detection ("}) {
+    at.push_back(o.output.find(flag));
+    ASSERT_NE(at.back(), std::string::npos) << flag << " in:\n" << o.output;
+  }
+  EXPECT_TRUE(std::is_sorted(at.begin(), at.end())) << o.output;
+  for (const char* flag : {"target", "total", "json", "compression", "tags", "write_request", "grpc_poll_strategy"}) {
+    const std::string line = absl::StrCat("\n    --", flag, " (");
+    const size_t first = o.output.find(line);
+    EXPECT_NE(first, std::string::npos) << flag;
+    EXPECT_EQ(o.output.find(line, first + 1), std::string::npos) << flag << " listed twice";
+  }
+  EXPECT_EQ(o.output.find("--flagfile ("), std::string::npos) << "absl's own flags stay in --helpfull";
 }
 
 TEST(ClientCli, ABareHostPortArgumentIsTheTarget) {
