@@ -16,15 +16,8 @@
 //       merges the JSON reports of reco_load processes that ran at the same time
 //       (client/report_merge.h) and prints the table.
 //
-// Exit status: 0 success; 2 bad flags, or a merge input missing, unreadable, not a
-// reco_load report or from another run; 3 a target unreachable or answering wrongly;
-// 4 errors above --max_error_rate; 5 a report file could not be written (its path is
-// checked before the load: a directory, or a directory missing or not writable, is a
-// bad flag, exit 2); 6 with --fail_on_disturbed, a measured round was disturbed
-// (client/noise_guard.h), after every report was written; 7 a --require not met
-// (client/requirement.h), after every report was written and only when none of 4, 5
-// or 6 applies: each of those says the figures themselves are suspect, which comes
-// before what they show. A run with disturbed rounds ends with one line saying so.
+// Exit status: client/exit_codes.h (0 success, 2 to 7 each named there). A run with
+// disturbed rounds ends with one line saying so.
 #include <malloc.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -43,6 +36,7 @@
 #include "cli/mutex_checks.h"
 #include "cli/poll_strategy.h"
 #include "client/call_flags.h"
+#include "client/exit_codes.h"
 #include "client/load_options.h"
 #include "client/load_run.h"
 #include "client/noise_guard.h"
@@ -310,7 +304,7 @@ int PrintAndWrite(const reco::RunReport& report) {
       continue;
     }
     absl::Status written = reco::WriteFile(path, render(report));
-    if (!written.ok()) return Fail(5, std::string(written.message()));
+    if (!written.ok()) return Fail(reco::kReportNotWrittenExit, std::string(written.message()));
   }
   return 0;
 }
@@ -333,22 +327,24 @@ bool PrintRequirements(const reco::RunReport& report) {
 // already judged its own against --max_error_rate.
 int Merge(const std::vector<std::string>& files, const std::string& command_line,
           const std::vector<std::string>& require_values) {
-  if (files.empty()) return Fail(2, "merge: give the JSON reports to merge (reco_load merge A.json B.json ...)");
+  if (files.empty())
+    return Fail(reco::kLoadBadFlagsExit, "merge: give the JSON reports to merge (reco_load merge A.json B.json ...)");
   if (absl::Status paths = CheckReportPaths(); !paths.ok()) {
-    return Fail(2, absl::StrCat("merge: ", paths.message(), " (see --help)"));
+    return Fail(reco::kLoadBadFlagsExit, absl::StrCat("merge: ", paths.message(), " (see --help)"));
   }
   std::vector<reco::NamedReport> inputs;
   for (const std::string& f : files) {
     absl::StatusOr<reco::RunReport> r = reco::ReadReportFile(f);
-    if (!r.ok()) return Fail(2, absl::StrCat("merge: ", r.status().message()));
+    if (!r.ok()) return Fail(reco::kLoadBadFlagsExit, absl::StrCat("merge: ", r.status().message()));
     inputs.push_back({f, *std::move(r)});
   }
   absl::StatusOr<reco::RunReport> merged = reco::MergeReports(inputs, command_line);
-  if (!merged.ok()) return Fail(2, absl::StrCat("merge: ", merged.status().message()));
+  if (!merged.ok()) return Fail(reco::kLoadBadFlagsExit, absl::StrCat("merge: ", merged.status().message()));
   // Judged on the merged report: its targets and figures are known only now.
   absl::StatusOr<std::vector<reco::Requirement>> requirements =
       reco::ParseRequirements(require_values, merged->options);
-  if (!requirements.ok()) return Fail(2, absl::StrCat("merge: ", requirements.status().message(), " (see --help)"));
+  if (!requirements.ok())
+    return Fail(reco::kLoadBadFlagsExit, absl::StrCat("merge: ", requirements.status().message(), " (see --help)"));
   merged->requirements = reco::EvaluateRequirements(*requirements, *merged);
   const int written = PrintAndWrite(*merged);
   const bool met = PrintRequirements(*merged);
@@ -369,25 +365,27 @@ int CheckRun(int argc, char** argv, const std::vector<std::string>& target_value
              const std::vector<std::string>& metadata_values, const std::vector<std::string>& require_values,
              CheckedRun* run) {
   absl::StatusOr<reco::LoadOptions> options = OptionsFromFlags(target_values, metadata_values);
-  if (!options.ok()) return Fail(2, absl::StrCat(options.status().message(), " (see --help)"));
+  if (!options.ok()) return Fail(reco::kLoadBadFlagsExit, absl::StrCat(options.status().message(), " (see --help)"));
   // The poller is chosen before anything starts gRPC (--call may ask the server's
   // reflection below).
   absl::StatusOr<std::string> poller = reco::ChoosePoller(absl::GetFlag(FLAGS_grpc_poll_strategy), *options);
-  if (!poller.ok()) return Fail(2, absl::StrCat(poller.status().message(), " (see --help)"));
+  if (!poller.ok()) return Fail(reco::kLoadBadFlagsExit, absl::StrCat(poller.status().message(), " (see --help)"));
   if (absl::Status used = reco::UseGrpcPollStrategy(*poller); !used.ok()) {
-    return Fail(2, absl::StrCat(used.message(), " (see --help)"));
+    return Fail(reco::kLoadBadFlagsExit, absl::StrCat(used.message(), " (see --help)"));
   }
   if (absl::Status paths = CheckReportPaths(); !paths.ok()) {
-    return Fail(2, absl::StrCat(paths.message(), " (see --help)"));
+    return Fail(reco::kLoadBadFlagsExit, absl::StrCat(paths.message(), " (see --help)"));
   }
   absl::StatusOr<std::vector<reco::Requirement>> requirements = reco::ParseRequirements(require_values, *options);
-  if (!requirements.ok()) return Fail(2, absl::StrCat(requirements.status().message(), " (see --help)"));
+  if (!requirements.ok())
+    return Fail(reco::kLoadBadFlagsExit, absl::StrCat(requirements.status().message(), " (see --help)"));
   absl::StatusOr<reco::RequestData::Format> format = reco::ParseDataFormat(absl::GetFlag(FLAGS_data_format));
-  if (!format.ok()) return Fail(2, absl::StrCat(format.status().message(), " (see --help)"));
+  if (!format.ok()) return Fail(reco::kLoadBadFlagsExit, absl::StrCat(format.status().message(), " (see --help)"));
   absl::StatusOr<reco::CallSpec> call = reco::ResolveCall(CallFlagsFromFlags(argc, argv, *format), *options);
   if (!call.ok()) {
     const bool unreachable = call.status().code() == absl::StatusCode::kUnavailable;
-    return Fail(unreachable ? 3 : 2, absl::StrCat(call.status().message(), unreachable ? "" : " (see --help)"));
+    return Fail(unreachable ? reco::kTargetFailedExit : reco::kLoadBadFlagsExit,
+                absl::StrCat(call.status().message(), unreachable ? "" : " (see --help)"));
   }
   options->call = *std::move(call);
   run->options = *std::move(options);
@@ -405,7 +403,7 @@ int RunAndReport(const CheckedRun& run, const std::string& command_line) {
   }
   absl::StatusOr<reco::RunReport> report = reco::RunLoad(run.options, command_line, progress);
   if (show_progress) std::fprintf(stderr, "\r%-78s\r", "");
-  if (!report.ok()) return Fail(3, std::string(report.status().message()));
+  if (!report.ok()) return Fail(reco::kTargetFailedExit, std::string(report.status().message()));
 
   report->requirements = reco::EvaluateRequirements(run.requirements, *report);
   const int written = PrintAndWrite(*report);
@@ -414,11 +412,12 @@ int RunAndReport(const CheckedRun& run, const std::string& command_line) {
   const reco::NoiseSummary noise = reco::SummarizeNoise(*report);
   if (noise.disturbed > 0) std::fprintf(stderr, "reco_load: %s\n", reco::NoiseSummaryLine(noise).c_str());
   if (report->error_rate() > run.options.max_error_rate) {
-    return Fail(4, absl::StrFormat("error rate %.4g is above --max_error_rate %g (see the warnings above)",
-                                   report->error_rate(), run.options.max_error_rate));
+    return Fail(reco::kErrorRateExit,
+                absl::StrFormat("error rate %.4g is above --max_error_rate %g (see the warnings above)",
+                                report->error_rate(), run.options.max_error_rate));
   }
   if (noise.disturbed > 0 && absl::GetFlag(FLAGS_fail_on_disturbed)) {
-    return Fail(6, "--fail_on_disturbed: a measured round was disturbed (the reports are written)");
+    return Fail(reco::kDisturbedExit, "--fail_on_disturbed: a measured round was disturbed (the reports are written)");
   }
   if (!met) return Fail(reco::kRequirementFailedExit, "a --require was not met (the reports are written)");
   return 0;
@@ -486,7 +485,8 @@ int main(int argc, char** argv) {
   std::vector<std::string> targets = target_values;
   for (size_t i = 1; i < rest.size(); ++i) {
     if (!reco::ParseTargetSpec(rest[i]).ok()) {
-      return Fail(2, absl::StrCat("unexpected argument '", rest[i], "': not a target, [NAME=]HOST:PORT (see --help)"));
+      return Fail(reco::kLoadBadFlagsExit,
+                  absl::StrCat("unexpected argument '", rest[i], "': not a target, [NAME=]HOST:PORT (see --help)"));
     }
     targets.emplace_back(rest[i]);
   }
@@ -496,7 +496,7 @@ int main(int argc, char** argv) {
   }
   if (!absl::GetFlag(FLAGS_write_request).empty()) {
     absl::Status written = reco::WriteFile(absl::GetFlag(FLAGS_write_request), reco::GrpcFramedRequest(run.options));
-    return written.ok() ? 0 : Fail(5, std::string(written.message()));
+    return written.ok() ? 0 : Fail(reco::kReportNotWrittenExit, std::string(written.message()));
   }
   return RunAndReport(run, command_line);
 }

@@ -67,10 +67,8 @@ RequirementResult EvaluateRequirement(const Requirement& requirement, const RunR
 std::vector<RequirementResult> EvaluateRequirements(const std::vector<Requirement>& requirements,
                                                     const RunReport& report);
 
-// The exit status of a run whose requirements were not all met (docs/load-client.md,
-// "Requirements"): after every report was written, and only when no other failure
-// (errors, a disturbed round with --fail_on_disturbed, a report not written) applies.
-inline constexpr int kRequirementFailedExit = 7;
+// A run whose requirements were not all met exits kRequirementFailedExit
+// (client/exit_codes.h), after every report was written.
 
 }  // namespace reco
 

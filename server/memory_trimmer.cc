@@ -6,10 +6,24 @@
 #include <algorithm>
 #include <chrono>
 
+#include "absl/strings/str_cat.h"
 #include "core/allocation_counter.h"
 #include "server/process_metrics.h"
 
 namespace reco {
+
+absl::Status CheckTrimOptions(const TrimOptions& o) {
+  if (o.interval < absl::ZeroDuration() || o.interval > absl::Hours(24) ||
+      (o.interval > absl::ZeroDuration() && o.interval < absl::Milliseconds(10))) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("trim_interval=", absl::FormatDuration(o.interval), " is out of range: 0 (never) or [10ms, 24h]"));
+  }
+  if (o.max_wait_intervals < 1) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("trim_max_wait_intervals=", o.max_wait_intervals, " is out of range: at least 1"));
+  }
+  return absl::OkStatus();
+}
 
 MemoryTrimmer::MemoryTrimmer(TrimOptions options, const std::string& malloc_name)
     : options_(options), enabled_(options.interval > absl::ZeroDuration() && malloc_name == "glibc") {

@@ -38,6 +38,7 @@
 #include <string>
 #include <thread>
 
+#include "absl/status/status.h"
 #include "absl/time/time.h"
 
 namespace reco {
@@ -49,6 +50,11 @@ struct TrimOptions {
   // each trim gave (at least 1: then every interval, as before).
   uint32_t max_wait_intervals = 4;
 };
+
+// OK, or INVALID_ARGUMENT naming the field: interval 0 (never) or 10 ms to 24 h
+// (under 10 ms the trimmer's own look, mallinfo2 and /proc, becomes a load: at 1 ns it
+// kept an idle server busy), max_wait_intervals at least 1.
+absl::Status CheckTrimOptions(const TrimOptions& options);
 
 class MemoryTrimmer {
  public:

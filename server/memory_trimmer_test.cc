@@ -99,5 +99,18 @@ TEST(MemoryTrimmerOffTest, ZeroIntervalOrAnotherMallocTurnsItOff) {
   EXPECT_FALSE(off.TrimIfWorthIt());
 }
 
+// The range, said once for the flag and for in-process servers (Start checks it).
+TEST(CheckTrimOptions, ZeroOrTenMillisecondsToADay) {
+  for (absl::Duration ok : {absl::ZeroDuration(), absl::Milliseconds(10), absl::Hours(24)}) {
+    EXPECT_TRUE(CheckTrimOptions(TrimOptions{ok, 1}).ok()) << ok;
+  }
+  for (absl::Duration bad : {absl::Nanoseconds(1), absl::Milliseconds(9), absl::Hours(25), -absl::Seconds(1)}) {
+    EXPECT_NE(CheckTrimOptions(TrimOptions{bad, 1}).message().find(" is out of range: 0 (never) or [10ms, 24h]"),
+              std::string::npos)
+        << bad;
+  }
+  EXPECT_FALSE(CheckTrimOptions(TrimOptions{absl::Seconds(1), 1, 0}).ok());
+}
+
 }  // namespace
 }  // namespace reco

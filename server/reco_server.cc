@@ -146,7 +146,7 @@ absl::Status CheckOptions(const ServerOptions& o) {
     if (absl::Status s = CheckReplyBudget(o); !s.ok()) return s;
   }
   if (absl::Status s = ValidateCatalogueOptions(o.catalogue); !s.ok()) return s;
-  if (o.trim.interval < absl::ZeroDuration()) return absl::InvalidArgumentError("trim_interval: negative");
+  if (absl::Status s = CheckTrimOptions(o.trim); !s.ok()) return s;
   if (o.tls_cert_pem.empty() != o.tls_key_pem.empty()) {
     return absl::InvalidArgumentError(o.tls_cert_pem.empty()
                                           ? "tls_key_pem without tls_cert_pem: give both or neither"

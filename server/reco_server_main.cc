@@ -206,14 +206,7 @@ void ReadReplyBudgetFlags(reco::ServerOptions* o) {
 
 reco::TrimOptions TrimFromFlags() {
   reco::TrimOptions trim;
-  trim.interval = absl::GetFlag(FLAGS_trim_interval);
-  // Under 10 ms the trimmer's own look (mallinfo2 and /proc) becomes a load: at 1ns it
-  // kept an idle server busy.
-  if (trim.interval < absl::ZeroDuration() || trim.interval > absl::Hours(24) ||
-      (trim.interval > absl::ZeroDuration() && trim.interval < absl::Milliseconds(10))) {
-    BadFlag(absl::StrCat("--trim_interval=", absl::FormatDuration(trim.interval),
-                         " is out of range: 0 (never) or [10ms, 24h]"));
-  }
+  trim.interval = absl::GetFlag(FLAGS_trim_interval);  // its range: CheckTrimOptions, in Start
   trim.threshold_bytes =
       static_cast<uint64_t>(Bounded(FLAGS_trim_threshold_bytes, "trim_threshold_bytes", 1, int64_t{1} << 40));
   trim.max_wait_intervals =
