@@ -98,7 +98,8 @@ absl::StatusOr<CallSpec> ResolveCall(const CallFlags& f, const LoadOptions& opti
   if (data_template->has_placeholders()) data.json = data_template->Render(0, absl::Now(), rng);
   absl::StatusOr<std::vector<std::string>> requests = SerializedRequests(method->request, data);
   if (!requests.ok()) return requests.status();
-  CallSpec spec{method->path, method->request->full_name(), method->reply->full_name(), *std::move(requests), nullptr};
+  CallSpec spec{method->path, method->request->full_name(), method->reply->full_name(), *std::move(requests)};
+  spec.server_streaming = method->server_streaming;
   if (data_template->has_placeholders())
     spec.render_request =
         TemplatedRequests(*std::move(schema), method->request, *std::move(data_template), spec.requests[0]);

@@ -21,6 +21,9 @@ void ClientFigures::Merge(const ClientFigures& o) {
   wrong_item_count += o.wrong_item_count;
   wrong_content += o.wrong_content;
   verified += o.verified;
+  streaming = streaming || o.streaming;
+  messages += o.messages;
+  first_message.Merge(o.first_message);
 }
 
 uint64_t ClientFigures::status_errors() const {

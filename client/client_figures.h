@@ -53,6 +53,12 @@ struct ClientFigures {
   uint64_t wrong_item_count = 0;  // OK status but not the asked number of items
   uint64_t wrong_content = 0;     // sampled and not byte-identical to the builder's
   uint64_t verified = 0;          // responses compared byte for byte
+  // A server-streaming method's: the messages of the OK calls, and each OK call's time
+  // to its first message (from the send, or in an open loop from the schedule).
+  // `latency` is then the time to the call's end, `response_bytes` every message's.
+  bool streaming = false;
+  uint64_t messages = 0;
+  LatencyHistogram first_message;
 
   void Merge(const ClientFigures& other);
   uint64_t status_errors() const;

@@ -21,6 +21,14 @@ struct Call {
   grpc::ByteBuffer response;
   grpc::Status status;
   std::unique_ptr<grpc::GenericClientAsyncResponseReader> reader;
+  // A server-streaming call: its stream, the step whose completion comes next, and
+  // what it has read so far.
+  enum class Step { kStart, kWrite, kRead, kFinish };
+  std::unique_ptr<grpc::GenericClientAsyncReaderWriter> stream;
+  Step step = Step::kStart;
+  uint64_t messages = 0;
+  uint64_t stream_bytes = 0;
+  int64_t first_message_ns = 0;
   int64_t scheduled_ns = 0;
   int64_t sent_ns = 0;
   int variant = 0;
@@ -118,9 +126,13 @@ class SlotLoop {
         templated = grpc::ByteBuffer(&slice, 1);
       }
     }
-    call->reader = link_->stub(slot).PrepareUnaryCall(
-        &call->context, requests_->method(),
-        options_.call.render_request ? templated : requests_->request(call->variant), &cq_);
+    const grpc::ByteBuffer& request = options_.call.render_request ? templated : requests_->request(call->variant);
+    if (requests_->server_streaming()) {
+      call->stream = link_->stub(slot).PrepareCall(&call->context, requests_->method(), &cq_);
+      call->response = request;  // kept until the write (the stream's Write takes a pointer)
+    } else {
+      call->reader = link_->stub(slot).PrepareUnaryCall(&call->context, requests_->method(), request, &cq_);
+    }
     call->sent_ns = MonotonicNanos();
     // A counted window's calls are the counted ones: a warm-up call whose send
     // straddles the window's start is not one of them.
@@ -128,8 +140,50 @@ class SlotLoop {
     if (options_.open_loop() && InWindow(scheduled_ns)) {
       stats_->schedule_lag.Record(static_cast<uint64_t>(std::max<int64_t>(0, call->sent_ns - scheduled_ns)));
     }
+    if (call->stream) {
+      call->stream->StartCall(call);
+      return;
+    }
     call->reader->StartCall();
     call->reader->Finish(&call->response, &call->status, call);
+  }
+
+  // Takes a server-streaming call one step on (start, write the request and half-close,
+  // read until the stream ends, finish); true once its status is in, as a unary
+  // call's completion is. A unary call is done at its one completion.
+  bool Done(Call* call, bool ok) {
+    if (!call->stream) return true;
+    switch (call->step) {
+      case Call::Step::kStart:
+        if (ok) {
+          call->step = Call::Step::kWrite;
+          call->stream->Write(call->response, grpc::WriteOptions().set_last_message(), call);
+          return false;
+        }
+        break;
+      case Call::Step::kWrite:
+        call->response.Clear();
+        if (ok) {
+          call->step = Call::Step::kRead;
+          call->stream->Read(&call->response, call);
+          return false;
+        }
+        break;
+      case Call::Step::kRead:
+        if (ok) {
+          if (call->messages++ == 0) call->first_message_ns = MonotonicNanos();
+          call->stream_bytes += call->response.Length();
+          call->response.Clear();
+          call->stream->Read(&call->response, call);
+          return false;
+        }
+        break;
+      case Call::Step::kFinish:
+        return true;
+    }
+    call->step = Call::Step::kFinish;
+    call->stream->Finish(&call->status, call);
+    return false;
   }
 
   // Whether a call finishing at `now` belongs to the window: by its schedule in an
@@ -182,9 +236,15 @@ class SlotLoop {
         break;
     }
     const bool open_loop = options_.open_loop();
+    const int64_t from = open_loop ? call.scheduled_ns : call.sent_ns;
     ++stats_->ok;
-    stats_->response_bytes += call.response.Length();
-    stats_->latency.Record(static_cast<uint64_t>(now - (open_loop ? call.scheduled_ns : call.sent_ns)));
+    stats_->response_bytes += call.stream ? call.stream_bytes : call.response.Length();
+    if (call.stream) {
+      stats_->streaming = true;
+      stats_->messages += call.messages;
+      if (call.messages > 0) stats_->first_message.Record(static_cast<uint64_t>(call.first_message_ns - from));
+    }
+    stats_->latency.Record(static_cast<uint64_t>(now - from));
     if (open_loop) stats_->latency_uncorrected.Record(static_cast<uint64_t>(now - call.sent_ns));
     progress_->fetch_add(1, std::memory_order_relaxed);
   }
@@ -220,6 +280,7 @@ class SlotLoop {
         if (in_flight == 0) break;
       }
       if (!cq_.Next(&tag, &ok)) break;
+      if (!Done(static_cast<Call*>(tag), ok)) continue;
       const int slot = Complete(static_cast<Call*>(tag));
       --in_flight;
       next(slot);
@@ -254,6 +315,7 @@ class SlotLoop {
       const grpc::CompletionQueue::NextStatus next = cq_.AsyncNext(&tag, &ok, MonotonicDeadline(wake, now));
       if (next == grpc::CompletionQueue::SHUTDOWN) break;
       if (next == grpc::CompletionQueue::GOT_EVENT) {
+        if (!Done(static_cast<Call*>(tag), ok)) continue;
         free_slots_.push_back(Complete(static_cast<Call*>(tag)));
         --in_flight;
       }

@@ -394,8 +394,11 @@ absl::StatusOr<std::pair<std::string, std::string>> ParseMetadataFlag(absl::stri
 }
 
 std::string DescribeWorkload(const LoadOptions& o) {
-  if (o.generic() && o.call.render_request) return absl::StrCat(o.call.method, ", a request per call from --data");
-  if (o.generic()) return absl::StrCat(o.call.method, ", ", o.call.requests.size(), " request(s)");
+  const char* streaming = o.call.server_streaming ? " (server-streaming)" : "";
+  if (o.generic() && o.call.render_request) {
+    return absl::StrCat(o.call.method, streaming, ", a request per call from --data");
+  }
+  if (o.generic()) return absl::StrCat(o.call.method, streaming, ", ", o.call.requests.size(), " request(s)");
   return absl::StrCat(o.items ? o.items : kDefaultItemCount, " items, ", TextProfileName(o.profile), " text");
 }
 

@@ -60,6 +60,7 @@ struct CallSpec {
   std::string request_type;  // full names, for reports
   std::string reply_type;
   std::vector<std::string> requests;  // serialized; cycled through, one per call
+  bool server_streaming = false;      // the method answers with a stream of messages
   // --data with placeholders (client/request_template.h): each call's request,
   // serialized, for the call's number; requests then holds call 0's, for the probe.
   // Null otherwise.

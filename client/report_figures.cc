@@ -69,6 +69,20 @@ void AddClientFigures(const LoadOptions& options, std::vector<Figure>* out) {
                        [](const ClientFigures& c) { return c.schedule_lag.max() / kMs; }));
     f.push_back(Client("unsent", "scheduled, never sent", 0, [](const ClientFigures& c) { return c.unsent; }));
   }
+  if (options.call.server_streaming) {  // latency above is to the call's end
+    f.push_back(Client("messages_per_call", "messages/call", 1, [](const ClientFigures& c) {
+      return c.ok ? Value(static_cast<double>(c.messages) / c.ok) : Value();
+    }));
+    f.push_back(Client("messages_per_second", "messages/s", 0,
+                       [](const ClientFigures& c) { return c.seconds > 0 ? Value(c.messages / c.seconds) : Value(); }));
+    for (double p : {50.0, 99.0}) {
+      std::string label = PercentileLabel(p);
+      f.push_back(Client(absl::StrCat("first_message_", label, "_ms"),
+                         absl::StrCat(label, " first message", from, " (ms)"), 3, [p](const ClientFigures& c) {
+                           return c.first_message.count() ? Value(c.first_message.Percentile(p) / kMs) : Value();
+                         }));
+    }
+  }
   f.push_back(Client("client_cpu_us_per_response", "client CPU/response (us)", 1,
                      [](const ClientFigures& c) { return c.client_cpu_micros_per_response(); }));
   // Measured by the client around its window (client/machine_cpu.h): the noise guard.

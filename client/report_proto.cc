@@ -135,6 +135,10 @@ void ClientToProto(const ClientFigures& c, bool open_loop, v1::ReportClient* out
   out->set_wrong_content(c.wrong_content);
   out->set_verified(c.verified);
   ClientHistogramToProto(c.latency, out->mutable_latency());
+  if (c.streaming) {
+    out->set_messages(c.messages);
+    ClientHistogramToProto(c.first_message, out->mutable_first_message());
+  }
   if (!open_loop) return;
   out->set_scheduled(c.scheduled);
   out->set_unsent(c.unsent);
@@ -167,6 +171,11 @@ absl::Status ClientFromProto(const v1::ReportClient& in, const std::string& wher
   }
   if (s.ok() && in.has_schedule_lag()) {
     s = ClientHistogramFromProto(in.schedule_lag(), where + ".schedule_lag", &c->schedule_lag);
+  }
+  c->streaming = in.has_messages();
+  c->messages = Count(in.messages());
+  if (s.ok() && in.has_first_message()) {
+    s = ClientHistogramFromProto(in.first_message(), where + ".first_message", &c->first_message);
   }
   return s;
 }
@@ -386,6 +395,7 @@ void ParametersToProto(const RunReport& report, v1::ReportParameters* out) {
   out->set_call(o.call.method);
   out->set_request_type(o.call.request_type);
   out->set_reply_type(o.call.reply_type);
+  out->set_server_streaming(o.call.server_streaming);
   out->set_call_requests(static_cast<int32_t>(o.call.requests.size()));
   for (const auto& [key, value] : o.metadata) out->add_metadata_keys(key);
   out->set_total(static_cast<int32_t>(o.total));  // at most 1e9 (ValidateLoadOptions)
@@ -422,6 +432,7 @@ absl::Status ParametersFromProto(const v1::ReportParameters& p, LoadOptions* o) 
   o->call.method = p.call();
   o->call.request_type = p.request_type();
   o->call.reply_type = p.reply_type();
+  o->call.server_streaming = p.server_streaming();
   // The requests' bytes are not in a report; their number is (for DescribeWorkload).
   o->call.requests.assign(std::max(0, p.call_requests()), std::string());
   for (const std::string& key : p.metadata_keys()) o->metadata.emplace_back(key, "");

@@ -26,8 +26,8 @@ RequestSet::RequestSet(const Catalogue& catalogue, const v1::RecommendRequest& s
   }
 }
 
-RequestSet::RequestSet(std::string method, const std::vector<std::string>& serialized_requests)
-    : method_(std::move(method)) {
+RequestSet::RequestSet(std::string method, const std::vector<std::string>& serialized_requests, bool server_streaming)
+    : method_(std::move(method)), server_streaming_(server_streaming) {
   for (const std::string& wire : serialized_requests) {
     grpc::Slice slice(wire);
     requests_.emplace_back(&slice, 1);

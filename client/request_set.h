@@ -53,8 +53,9 @@ class RequestSet {
   // The catalogue must outlive the set.
   RequestSet(const Catalogue& catalogue, const v1::RecommendRequest& shape, int variants = kDefaultVariants);
 
-  // A generic set: `method` ("/pkg.Service/Method") with these serialized requests.
-  RequestSet(std::string method, const std::vector<std::string>& serialized_requests);
+  // A generic set: `method` ("/pkg.Service/Method") with these serialized requests;
+  // `server_streaming` when the method answers a stream of messages.
+  RequestSet(std::string method, const std::vector<std::string>& serialized_requests, bool server_streaming = false);
 
   // Request variant i of `shape`: what request_message(i) is, without building a
   // catalogue or an expected response.
@@ -62,6 +63,9 @@ class RequestSet {
 
   // The method every request goes to, as sent on the wire.
   const std::string& method() const { return method_; }
+  // The method answers each request with a stream of messages (--call of a
+  // server-streaming method).
+  bool server_streaming() const { return server_streaming_; }
   // False for a generic set: replies are not checked beyond their status.
   bool checks_replies() const { return catalogue_ != nullptr; }
   // Only for a set made from a catalogue.
@@ -85,6 +89,7 @@ class RequestSet {
 
  private:
   std::string method_;
+  bool server_streaming_ = false;
   const Catalogue* catalogue_ = nullptr;  // null for a generic set
   std::vector<v1::RecommendRequest> messages_;
   std::vector<grpc::ByteBuffer> requests_;

@@ -9,6 +9,7 @@
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/strip.h"
+#include "client/client_figures.h"
 #include "grpcpp/create_channel.h"
 #include "grpcpp/security/credentials.h"
 #include "grpcpp/support/channel_arguments.h"
@@ -22,8 +23,13 @@ gpr_timespec ToGpr(absl::Time t) {
                       gpr_time_from_micros(absl::ToInt64Microseconds(t - absl::Now()), GPR_TIMESPAN));
 }
 
+// "CONTEXT: CODE_NAME: message" (the code named: gRPC's message alone can be empty,
+// as for a method the server does not serve).
 absl::Status FromGrpc(const grpc::Status& s, const std::string& context) {
-  return absl::Status(static_cast<absl::StatusCode>(s.error_code()), absl::StrCat(context, ": ", s.error_message()));
+  const std::string code = StatusCodeName(static_cast<int>(s.error_code()));
+  return absl::Status(static_cast<absl::StatusCode>(s.error_code()),
+                      s.error_message().empty() ? absl::StrCat(context, ": ", code)
+                                                : absl::StrCat(context, ": ", code, ": ", s.error_message()));
 }
 
 // The addresses getaddrinfo gives for dns:///HOST:PORT, as HOST:PORT ([V6]:PORT),
@@ -153,7 +159,14 @@ absl::Status TargetLink::ProbeChannel(grpc::Channel& channel, grpc::GenericStub&
           absl::StrCat(who, " is unreachable: no connection within ", absl::FormatDuration(deadline)));
     }
   }
-  UnaryReply reply = BlockingUnaryCall(stub, requests.method(), requests.request(0), until, metadata);
+  UnaryReply reply;
+  if (requests.server_streaming()) {
+    StreamReply stream = BlockingServerStreamingCall(stub, requests.method(), requests.request(0), until, metadata);
+    reply.status = stream.status;
+    reply.message = stream.message;
+  } else {
+    reply = BlockingUnaryCall(stub, requests.method(), requests.request(0), until, metadata);
+  }
   const grpc::Status& status = reply.status;
   if (!status.ok()) {
     // An insecure client that reached a TLS port sees the connection closed.

@@ -63,8 +63,10 @@ absl::StatusOr<MethodSchema> FindUnaryMethod(const ProtoSchema& schema, absl::st
     return CallError(call, absl::StrCat(service_name, " has no method ", method_name,
                                         " (methods: ", absl::StrJoin(methods, ", "), ")"));
   }
-  if (method->client_streaming() || method->server_streaming()) {
-    return CallError(call, absl::StrCat("is ", StreamingKind(*method), "; reco_load drives unary methods only"));
+  if (method->client_streaming()) {
+    return CallError(call,
+                     absl::StrCat("is ", StreamingKind(*method),
+                                  "; reco_load drives unary and server-streaming methods (one request per call)"));
   }
   MethodSchema found;
   found.service = service_name;

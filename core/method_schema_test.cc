@@ -60,10 +60,12 @@ TEST_F(FindUnaryMethodTest, UnknownMethodListsTheMethods) {
                 "--call feed.v1.Feed/GetFed: feed.v1.Feed has no method GetFed (methods: GetFeed, StreamFeed)"));
 }
 
-TEST_F(FindUnaryMethodTest, StreamingMethodIsRefused) {
-  EXPECT_EQ(FindUnaryMethod(schema_, "feed.v1.Feed/StreamFeed").status(),
-            absl::InvalidArgumentError(
-                "--call feed.v1.Feed/StreamFeed: is server-streaming; reco_load drives unary methods only"));
+TEST_F(FindUnaryMethodTest, AServerStreamingMethodIsFoundAndSaysSo) {
+  absl::StatusOr<MethodSchema> method = FindUnaryMethod(schema_, "feed.v1.Feed/StreamFeed");
+  ASSERT_TRUE(method.ok()) << method.status();
+  EXPECT_TRUE(method->server_streaming);
+  EXPECT_FALSE(method->client_streaming);
+  EXPECT_EQ(method->path, "/feed.v1.Feed/StreamFeed");
 }
 
 TEST(FindUnaryMethod, NamesEachStreamingKind) {
@@ -84,7 +86,7 @@ TEST(FindUnaryMethod, NamesEachStreamingKind) {
   absl::StatusOr<ProtoSchema> schema = FromFileDescriptorProtos({file});
   ASSERT_TRUE(schema.ok()) << schema.status();
   EXPECT_THAT(std::string(FindUnaryMethod(*schema, "s.S/Up").status().message()),
-              ::testing::HasSubstr("is client-streaming;"));
+              ::testing::HasSubstr("is client-streaming; reco_load drives unary and server-streaming methods"));
   EXPECT_THAT(std::string(FindUnaryMethod(*schema, "s.S/Both").status().message()),
               ::testing::HasSubstr("is bidirectional-streaming;"));
 }

@@ -29,6 +29,37 @@ UnaryReply BlockingUnaryCall(grpc::GenericStub& stub, const std::string& method,
   return reply;
 }
 
+StreamReply BlockingServerStreamingCall(grpc::GenericStub& stub, const std::string& method,
+                                        const grpc::ByteBuffer& request, absl::Time deadline,
+                                        const RequestMetadata& metadata) {
+  grpc::ClientContext context;
+  context.set_deadline(absl::ToChronoTime(deadline));
+  for (const auto& [key, value] : metadata) context.AddMetadata(key, value);
+  grpc::CompletionQueue cq;
+  void* tag = nullptr;
+  bool ok = false;
+  auto step = [&] { return cq.Next(&tag, &ok) && ok; };  // one operation at a time
+  std::unique_ptr<grpc::GenericClientAsyncReaderWriter> call = stub.PrepareCall(&context, method, &cq);
+  StreamReply reply;
+  call->StartCall(nullptr);
+  if (step()) {
+    call->Write(request, grpc::WriteOptions().set_last_message(), nullptr);
+    if (step()) {
+      grpc::ByteBuffer message;
+      for (call->Read(&message, nullptr); step(); call->Read(&message, nullptr)) {
+        if (reply.messages++ == 0) reply.message = message;
+      }
+    }
+  }
+  call->Finish(&reply.status, nullptr);
+  cq.Next(&tag, &ok);
+  cq.Shutdown();
+  while (cq.Next(&tag, &ok)) {
+  }
+  if (!reply.status.ok()) reply.message.Clear();
+  return reply;
+}
+
 UnaryReply BlockingUnaryCall(grpc::GenericStub& stub, const std::string& method, const std::string& request,
                              absl::Time deadline, const RequestMetadata& metadata) {
   grpc::Slice slice(request);

@@ -5,10 +5,14 @@
 
 #include <fstream>
 
+#include "absl/strings/str_cat.h"
+#include "client/report_renderers.h"
 #include "client/request_set.h"
 #include "core/catalogue.h"
 #include "core/message_store.h"
 #include "core/response_builder.h"
+#include "grpcpp/generic/async_generic_service.h"
+#include "grpcpp/grpcpp.h"
 #include "gtest/gtest.h"
 #include "server/reco_server.h"
 
@@ -250,6 +254,73 @@ TEST(ClientLoadRun, CompressedRequestsAreRefusedOrServedAsTheServerSays) {
     EXPECT_EQ(c.ok, accept ? 20u : 0u);
     EXPECT_EQ(c.errors_by_code[static_cast<int>(grpc::StatusCode::UNIMPLEMENTED)], accept ? 0u : 20u);
   }
+}
+
+// A server-streaming method of any service (here a generic one that answers every
+// request with kMessages messages of 100 bytes): reco_load writes the request,
+// half-closes, reads until the stream ends, and counts the messages and the time to
+// the first.
+class CountingStreamService final : public grpc::CallbackGenericService {
+ public:
+  static constexpr int kMessages = 5;
+  grpc::ServerGenericBidiReactor* CreateReactor(grpc::GenericCallbackServerContext*) override {
+    class Reactor final : public grpc::ServerGenericBidiReactor {
+     public:
+      Reactor() { StartRead(&request_); }
+      void OnReadDone(bool ok) override {
+        if (!ok) return Finish(grpc::Status(grpc::StatusCode::INVALID_ARGUMENT, "no request"));
+        Next();
+      }
+      void OnWriteDone(bool ok) override {
+        if (!ok) return Finish(grpc::Status::CANCELLED);
+        Next();
+      }
+      void OnDone() override { delete this; }
+
+     private:
+      void Next() {
+        if (sent_ == kMessages) return Finish(grpc::Status::OK);
+        ++sent_;
+        grpc::Slice slice(std::string(100, 'm'));
+        message_ = grpc::ByteBuffer(&slice, 1);
+        StartWrite(&message_);
+      }
+      grpc::ByteBuffer request_, message_;
+      int sent_ = 0;
+    };
+    return new Reactor;
+  }
+};
+
+TEST(ClientLoadRun, AServerStreamingMethodIsDrivenMessageByMessage) {
+  CountingStreamService service;
+  grpc::ServerBuilder builder;
+  int port = 0;
+  builder.AddListeningPort("127.0.0.1:0", grpc::InsecureServerCredentials(), &port);
+  builder.RegisterCallbackGenericService(&service);
+  std::unique_ptr<grpc::Server> server = builder.BuildAndStart();
+  ASSERT_NE(server, nullptr);
+  LoadOptions o = ShortRun();
+  o.targets = {{"stream", absl::StrCat("127.0.0.1:", port)}};
+  o.warmup = absl::ZeroDuration();
+  o.total = 30;
+  o.rounds = 2;
+  o.call = {"/test.Stream/Count", "test.Request", "test.Message", {"x"}};
+  o.call.server_streaming = true;
+  absl::StatusOr<RunReport> report = RunLoad(o, "test", nullptr);
+  ASSERT_TRUE(report.ok()) << report.status();
+  const ClientFigures& c = report->targets[0].client;
+  EXPECT_EQ(c.ok, 60u);
+  EXPECT_EQ(c.errors(), 0u);
+  EXPECT_TRUE(c.streaming);
+  EXPECT_EQ(c.messages, 60u * CountingStreamService::kMessages);
+  EXPECT_EQ(c.response_bytes, 60u * CountingStreamService::kMessages * 100);
+  EXPECT_EQ(c.first_message.count(), 60u);
+  EXPECT_LE(c.first_message.Percentile(50), c.latency.Percentile(50)) << "the first message comes before the end";
+  const std::string table = RenderTable(*report);
+  EXPECT_NE(table.find("\nmessages/call "), std::string::npos) << table;
+  EXPECT_NE(table.find("p99 first message (ms)"), std::string::npos) << table;
+  server->Shutdown();
 }
 
 // A generic run of a method the server does not have fails at the probe, naming it.

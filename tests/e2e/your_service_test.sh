@@ -87,7 +87,9 @@ echo "ok: --data and --metadata placeholders, one request number per call"
 
 t0=("${heap_target[@]}")
 expect_load 2 "has no method ListThread " "${t0[@]}" --call inbox.v1.Inbox/ListThread --proto "$proto"
-expect_load 2 "server-streaming" "${t0[@]}" --call inbox.v1.Inbox/WatchInbox --proto "$proto"
+# A server-streaming method is driven (the example serves no WatchInbox: the probe
+# fails, exit 3, with the server's UNIMPLEMENTED).
+expect_load 3 "UNIMPLEMENTED" "${t0[@]}" --call inbox.v1.Inbox/WatchInbox --proto "$proto"
 expect_load 2 '"acount"' "${t0[@]}" --call inbox.v1.Inbox/ListThreads --proto "$proto" --data '{"acount": "x"}'
 expect_load 2 "--proto" "${t0[@]}" --call inbox.v1.Inbox/ListThreads --proto "$tmp/missing.proto"
 printf 'syntax = "proto3";\nimport "gone.proto";\n' >"$tmp/imports.proto"
