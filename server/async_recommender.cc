@@ -40,13 +40,7 @@ grpc::Status AsyncRecommender::Recommend(grpc::ServerContext* context, const v1:
                                          v1::RecommendResponse* response, CallState* call) {
   grpc::Status status = Admit(reservations_, &call->reservation, context, *request);
   MeasuredBuild measured(meter_, call->messages);  // measurement only: times and counts this call
-  if (status.ok()) {
-    CallerStillWaits waits(context);
-    if (!BuildResponseUnlessStopped(*catalogue_, *request, response, waits,
-                                    CallerStillWaits::CheckEvery(check_every_items_), item_data_)) {
-      status = waits.AbandonedStatus();
-    }
-  }
+  status = BuildForCaller(status, context, *catalogue_, *request, response, check_every_items_, item_data_);
   measured.Finish(status);
   // AsyncArenaMethod sends the reply with Finish() and keeps the messages -- and the
   // reservation -- until Finish's tag is back.

@@ -25,6 +25,8 @@
 #include <grpc/support/time.h>
 #include <grpcpp/server_context.h>
 
+#include "core/catalogue.h"
+#include "core/response_builder.h"
 #include "patterns/async_arena_call.h"
 #include "proto/reco.pb.h"
 #include "server/call_reservations.h"
@@ -78,6 +80,23 @@ class CallerStillWaits {
   const gpr_timespec deadline_;         // GPR_CLOCK_MONOTONIC, or infinite
   mutable bool past_deadline_ = false;  // what the last check saw
 };
+
+// The build both APIs run once Admit has answered: the reply unless `admitted` is
+// not OK or the caller left meanwhile (then the status says which). `Context` is
+// grpc::CallbackServerContext or grpc::ServerContext: CallerStillWaits sees each
+// one's cancellation its own way.
+template <typename Context>
+grpc::Status BuildForCaller(grpc::Status admitted, Context* context, const Catalogue& catalogue,
+                            const v1::RecommendRequest& request, v1::RecommendResponse* response,
+                            uint32_t check_every_items, ItemData item_data) {
+  if (!admitted.ok()) return admitted;
+  CallerStillWaits waits(context);
+  if (!BuildResponseUnlessStopped(catalogue, request, response, waits, CallerStillWaits::CheckEvery(check_every_items),
+                                  item_data)) {
+    return waits.AbandonedStatus();
+  }
+  return grpc::Status::OK;
+}
 
 }  // namespace reco
 

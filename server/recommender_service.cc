@@ -14,13 +14,7 @@ grpc::ServerUnaryReactor* RecommenderService::Recommend(grpc::CallbackServerCont
   // peer's name), which is the call's cost, not the build's.
   grpc::Status status = Admit(reservations_, context, *request);
   MeasuredBuild measured(meter_, context);  // measurement only: times and counts this call
-  if (status.ok()) {
-    CallerStillWaits waits(context);
-    if (!BuildResponseUnlessStopped(*catalogue_, *request, response, waits,
-                                    CallerStillWaits::CheckEvery(check_every_items_), item_data_)) {
-      status = waits.AbandonedStatus();
-    }
-  }
+  status = BuildForCaller(status, context, *catalogue_, *request, response, check_every_items_, item_data_);
   measured.Finish(status);
   // gRPC serializes the reply after this handler returns (see serialize_timer.h), and
   // releases the messages -- and the reservation -- when the call is done.
