@@ -93,9 +93,24 @@ std::vector<std::string> TargetSpec::Backends() const { return absl::StrSplit(ad
 
 bool TargetSpec::IsDns() const { return absl::StartsWith(address, kDnsScheme); }
 
+namespace {
+
+// `spec`, or the error naming --target when its name holds a character a name may not.
+absl::StatusOr<TargetSpec> CheckTargetName(const TargetSpec& spec, absl::string_view value) {
+  for (char c : spec.name) {
+    if (!(std::isalnum(static_cast<unsigned char>(c)) || c == '_' || c == '-' || c == '.')) {
+      return Bad("--target", absl::StrCat("'", value, "': the name may hold letters, digits, '_', '-' and '.' only"));
+    }
+  }
+  return spec;
+}
+
+}  // namespace
+
 absl::StatusOr<TargetSpec> ParseTargetSpec(absl::string_view value) {
   const std::string example =
-      "expected [NAME=]HOST:PORT or [NAME=]dns:///HOST:PORT, e.g. heap=127.0.0.1:50051 or 127.0.0.1:50051";
+      "expected [NAME=]HOST:PORT, [NAME=]dns:///HOST:PORT or [NAME=]unix:PATH, e.g. heap=127.0.0.1:50051 or "
+      "127.0.0.1:50051";
   size_t eq = value.find('=');
   if (eq == 0) return Bad("--target", absl::StrCat("'", value, "': ", example));
   TargetSpec spec;
@@ -112,6 +127,12 @@ absl::StatusOr<TargetSpec> ParseTargetSpec(absl::string_view value) {
   } else {
     spec = TargetSpec{std::string(value.substr(0, eq)), std::string(value.substr(eq + 1))};
   }
+  for (const char* scheme : {"unix:", "unix-abstract:"}) {  // a local socket: gRPC's own schemes
+    absl::string_view path = spec.address;
+    if (!absl::ConsumePrefix(&path, scheme)) continue;
+    if (path.empty()) return Bad("--target", absl::StrCat("'", value, "': ", scheme, " needs a path"));
+    return CheckTargetName(spec, value);
+  }
   absl::string_view host_port = spec.address;
   // Only dns:/// (no authority): asking a chosen DNS server is gRPC's c-ares
   // resolver's business, and getaddrinfo (the per-replica stats) could not follow it.
@@ -124,12 +145,7 @@ absl::StatusOr<TargetSpec> ParseTargetSpec(absl::string_view value) {
   if (!port.has_value() || *port < 1) {
     return Bad("--target", absl::StrCat("'", value, "': the port must be a number from 1 to 65535"));
   }
-  for (char c : spec.name) {
-    if (!(std::isalnum(static_cast<unsigned char>(c)) || c == '_' || c == '-' || c == '.')) {
-      return Bad("--target", absl::StrCat("'", value, "': the name may hold letters, digits, '_', '-' and '.' only"));
-    }
-  }
-  return spec;
+  return CheckTargetName(spec, value);
 }
 
 absl::StatusOr<std::vector<TargetSpec>> ParseTargetFlags(const std::vector<std::string>& values) {

@@ -39,6 +39,18 @@ TEST(ParseTargetSpec, ABareAddressIsNamedAfterItself) {
   EXPECT_EQ((*t)[3].name, "heap");
 }
 
+// gRPC's local sockets, as ghz takes them: unix:PATH and unix-abstract:NAME.
+TEST(ParseTargetSpec, AUnixSocketIsATarget) {
+  absl::StatusOr<TargetSpec> t = ParseTargetSpec("local=unix:/run/app/grpc.sock");
+  ASSERT_TRUE(t.ok()) << t.status();
+  EXPECT_EQ(t->name, "local");
+  EXPECT_EQ(t->address, "unix:/run/app/grpc.sock");
+  t = ParseTargetSpec("unix-abstract:app");
+  ASSERT_TRUE(t.ok()) << t.status();
+  EXPECT_EQ(t->name, "unix-abstract_app");
+  EXPECT_EQ(ParseTargetSpec("x=unix:").status().message(), "--target 'x=unix:': unix: needs a path");
+}
+
 TEST(ParseTargetSpec, RefusesMalformedValuesNamingTheFlag) {
   for (const char* bad : {"127.0.0.1", "127.0.0.1:0", "=127.0.0.1:1", "heap=127.0.0.1", "heap=127.0.0.1:0",
                           "heap=127.0.0.1:70000", "heap=host:port", "he ap=127.0.0.1:1", "heap=:5",

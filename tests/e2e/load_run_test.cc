@@ -6,6 +6,7 @@
 #include <fstream>
 
 #include "absl/strings/str_cat.h"
+#include "client/machine_cpu.h"
 #include "client/report_renderers.h"
 #include "client/request_set.h"
 #include "core/catalogue.h"
@@ -321,6 +322,34 @@ TEST(ClientLoadRun, AServerStreamingMethodIsDrivenMessageByMessage) {
   EXPECT_NE(table.find("\nmessages/call "), std::string::npos) << table;
   EXPECT_NE(table.find("p99 first message (ms)"), std::string::npos) << table;
   server->Shutdown();
+}
+
+// A target on a unix socket (--target NAME=unix:PATH): driven as any other, and on
+// this machine for the noise guard.
+TEST(ClientLoadRun, AUnixSocketTargetIsDriven) {
+  const std::string path = ::testing::TempDir() + "/reco_load_test.sock";
+  std::remove(path.c_str());
+  CountingStreamService service;
+  grpc::ServerBuilder builder;
+  builder.AddListeningPort("unix:" + path, grpc::InsecureServerCredentials());
+  builder.RegisterCallbackGenericService(&service);
+  std::unique_ptr<grpc::Server> server = builder.BuildAndStart();
+  ASSERT_NE(server, nullptr);
+  LoadOptions o = ShortRun();
+  absl::StatusOr<TargetSpec> spec = ParseTargetSpec("local=unix:" + path);
+  ASSERT_TRUE(spec.ok()) << spec.status();
+  o.targets = {*spec};
+  o.warmup = absl::ZeroDuration();
+  o.total = 10;
+  o.rounds = 1;
+  o.call = {"/test.Stream/Count", "test.Request", "test.Message", {"x"}};
+  o.call.server_streaming = true;
+  absl::StatusOr<RunReport> report = RunLoad(o, "test", nullptr);
+  ASSERT_TRUE(report.ok()) << report.status();
+  EXPECT_EQ(report->targets[0].client.ok, 10u);
+  EXPECT_TRUE(IsLoopbackTarget(spec->address));
+  server->Shutdown();
+  std::remove(path.c_str());
 }
 
 // A generic run of a method the server does not have fails at the probe, naming it.
