@@ -349,7 +349,7 @@ absl::Status ValidateLoadOptions(const LoadOptions& o) {
                    ? "needs --tls_cert (a client certificate is --tls_cert CHAIN.pem --tls_key KEY.pem)"
                    : "needs --tls_key (a client certificate is --tls_cert CHAIN.pem --tls_key KEY.pem)");
   }
-  if (!o.tls_cert_pem.empty() && o.tls_ca_pem.empty()) {
+  if (!o.tls_cert_pem.empty() && o.tls_ca_pem.empty() && !o.tls_skip_verify) {
     return Bad("--tls_cert", "needs --tls_ca (a client certificate only applies to TLS)");
   }
   if (o.generic() && o.call.requests.empty()) return Bad("--call", "has no request to send");

@@ -140,6 +140,8 @@ struct LoadOptions {
   // --tls_cert and --tls_key), both or neither, only with tls_ca_pem.
   std::string tls_cert_pem;
   std::string tls_key_pem;
+  // TLS without verifying the server (--tls_skip_verify): instead of tls_ca_pem.
+  bool tls_skip_verify = false;
   // A generic run (--call); empty method for Recommend.
   CallSpec call;
   CallMetadata metadata;

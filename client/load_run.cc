@@ -240,6 +240,10 @@ absl::StatusOr<RunReport> RunLoad(const LoadOptions& options, const std::string&
   }
   for (const TargetResult& t : report.targets) AddTargetWarnings(report, t, &report.warnings);
   AddNoiseWarnings(report, &report.warnings);
+  if (options.tls_skip_verify) {
+    report.warnings.push_back(
+        "TLS without verifying the servers' certificates (--tls_skip_verify): whoever answered was measured");
+  }
   report.wall_seconds = (MonotonicNanos() - run_start) / 1e9;
   return report;
 }

@@ -107,6 +107,9 @@ ABSL_FLAG(std::string, tls_server_name, "",
 ABSL_FLAG(std::string, tls_cert, "",
           "With --tls_ca: PEM certificate chain of this client (mutual TLS); needs --tls_key.");
 ABSL_FLAG(std::string, tls_key, "", "With --tls_cert: PEM private key of the client certificate.");
+ABSL_FLAG(bool, tls_skip_verify, false,
+          "TLS without checking the server's certificate or its name (test certificates only: anyone can pose "
+          "as the server); instead of --tls_ca. The report says so.");
 ABSL_FLAG(std::string, call, "",
           "Drive this unary method of your own service instead of reco's Recommend: package.Service/Method. Its "
           "types come from --proto, --protoset, or the server's reflection; the requests from --data or --data_file.");
@@ -146,13 +149,17 @@ int Fail(int code, const std::string& message) {
 // handshake that cannot succeed then blamed the target.
 absl::Status ReadTlsFlags(reco::LoadOptions* o) {
   o->tls_server_name = absl::GetFlag(FLAGS_tls_server_name);
+  o->tls_skip_verify = absl::GetFlag(FLAGS_tls_skip_verify);
   const std::string tls_ca = absl::GetFlag(FLAGS_tls_ca);
+  if (!tls_ca.empty() && o->tls_skip_verify) {
+    return absl::InvalidArgumentError("--tls_ca and --tls_skip_verify: give one (the CA checks what the other skips)");
+  }
   if (!tls_ca.empty()) {
     absl::StatusOr<std::string> pem = reco::ReadPemFile("--tls_ca", tls_ca);
     if (!pem.ok()) return pem.status();
     if (absl::Status s = reco::CheckPemCertificate({"--tls_ca", tls_ca, *pem}); !s.ok()) return s;
     o->tls_ca_pem = *std::move(pem);
-  } else if (!o->tls_server_name.empty()) {
+  } else if (!o->tls_server_name.empty() && !o->tls_skip_verify) {
     return absl::InvalidArgumentError("--tls_server_name needs --tls_ca (it only applies to TLS)");
   }
   const std::string tls_cert = absl::GetFlag(FLAGS_tls_cert), tls_key = absl::GetFlag(FLAGS_tls_key);
@@ -433,7 +440,7 @@ std::vector<reco::FlagGroup> HelpGroups() {
         "compression"}},
       {"Reports and verdicts",
        {"json", "csv", "html", "name", "tags", "quiet", "require", "max_error_rate", "fail_on_disturbed"}},
-      {"TLS", {"tls_ca", "tls_server_name", "tls_cert", "tls_key"}},
+      {"TLS", {"tls_ca", "tls_server_name", "tls_cert", "tls_key", "tls_skip_verify"}},
       {"Recommend's requests (without --call)", {"items", "profile", "seed", "variants", "verify_every"}},
       {"Fine tuning",
        {"align_start", "lb_policy", "lookahead_bytes", "max_receive_message_bytes", "probe_deadline",

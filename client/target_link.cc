@@ -12,6 +12,9 @@
 #include "client/client_figures.h"
 #include "grpcpp/create_channel.h"
 #include "grpcpp/security/credentials.h"
+#include "grpcpp/security/tls_certificate_provider.h"
+#include "grpcpp/security/tls_certificate_verifier.h"
+#include "grpcpp/security/tls_credentials_options.h"
 #include "grpcpp/support/channel_arguments.h"
 #include "rpc/unary_call.h"
 
@@ -60,6 +63,21 @@ absl::StatusOr<std::vector<std::string>> ResolveDns(absl::string_view address) {
   return out;
 }
 
+// TLS that checks neither the server's chain nor its name (--tls_skip_verify), with
+// the client certificate when there is one.
+std::shared_ptr<grpc::ChannelCredentials> UnverifiedTlsCredentials(const TlsDial& tls) {
+  grpc::experimental::TlsChannelCredentialsOptions options;
+  options.set_verify_server_certs(false);
+  options.set_check_call_host(false);
+  options.set_certificate_verifier(std::make_shared<grpc::experimental::NoOpCertificateVerifier>());
+  if (!tls.cert_chain_pem.empty()) {
+    options.set_certificate_provider(std::make_shared<grpc::experimental::StaticDataCertificateProvider>(
+        std::vector<grpc::experimental::IdentityKeyCertPair>{{tls.private_key_pem, tls.cert_chain_pem}}));
+    options.watch_identity_key_cert_pairs();
+  }
+  return grpc::experimental::TlsCredentials(options);
+}
+
 }  // namespace
 
 TargetLink::TargetLink(TargetSpec spec, int connections, int lookahead_bytes, int max_receive_bytes, TlsDial tls,
@@ -68,7 +86,9 @@ TargetLink::TargetLink(TargetSpec spec, int connections, int lookahead_bytes, in
   const std::vector<std::string> backends = spec_.Backends();
   const bool balanced = spec_.IsDns() || backends.size() > 1;
   std::shared_ptr<grpc::ChannelCredentials> credentials = grpc::InsecureChannelCredentials();
-  if (tls.on()) {
+  if (tls.skip_verify) {
+    credentials = UnverifiedTlsCredentials(tls);
+  } else if (tls.on()) {
     grpc::SslCredentialsOptions ssl;
     ssl.pem_root_certs = tls.ca_pem;
     ssl.pem_cert_chain = tls.cert_chain_pem;
@@ -119,7 +139,8 @@ TargetLink::TargetLink(TargetSpec spec, int connections, int lookahead_bytes, in
 }
 
 TlsDial TlsDialOf(const LoadOptions& options) {
-  return TlsDial{options.tls_ca_pem, options.tls_server_name, options.tls_cert_pem, options.tls_key_pem};
+  return TlsDial{options.tls_ca_pem, options.tls_server_name, options.tls_cert_pem, options.tls_key_pem,
+                 options.tls_skip_verify};
 }
 
 absl::Status TargetLink::Probe(const RequestSet& requests, absl::Duration deadline, const CallMetadata& metadata) {

@@ -51,7 +51,8 @@ struct TlsDial {
   std::string server_name;
   std::string cert_chain_pem;
   std::string private_key_pem;
-  bool on() const { return !ca_pem.empty(); }
+  bool skip_verify = false;  // TLS, the server's certificate not checked
+  bool on() const { return !ca_pem.empty() || skip_verify; }
 };
 
 // The TLS settings of a run's options.

@@ -29,6 +29,16 @@ echo "ok: a bounded run over TLS, zero errors"
 expect_load 0 "" --target "$target" "${short[@]}" --tls_ca "$tmp/good.crt" --tls_server_name localhost
 echo "ok: --tls_server_name localhost"
 
+# ghz's --skipTLS: TLS without checking the certificate (here one no CA given signs, and
+# a name not in it); the report warns of it. The same run with a CA that did not sign
+# it fails (above and below).
+expect_load 0 "" --target "$target" "${short[@]}" --tls_skip_verify --tls_server_name not-in-the.cert
+grep -q "warning: TLS without verifying the servers' certificates (--tls_skip_verify)" "$tmp/l.out" ||
+  fail "--tls_skip_verify: no warning in the table: $(cat "$tmp/l.out")"
+expect_load 2 "--tls_ca and --tls_skip_verify: give one" --target "$target" "${short[@]}" --tls_ca "$tmp/good.crt" \
+  --tls_skip_verify
+echo "ok: --tls_skip_verify"
+
 start=$(date +%s)
 expect_load 3 "unreachable\|TLS server needs --tls_ca" --target "$target" "${short[@]}"
 expect_load 3 "TLS" --target "$target" "${short[@]}" --tls_ca "$tmp/other.crt"
