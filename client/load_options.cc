@@ -64,6 +64,10 @@ absl::Status ValidateTimes(const LoadOptions& o) {
     return Bad("--warmup", absl::StrCat("must be from 0 to ", absl::FormatDuration(kMaxWindow), ", got ",
                                         absl::FormatDuration(o.warmup)));
   }
+  if (o.run_timeout < absl::ZeroDuration() || o.run_timeout > absl::Hours(24 * 7)) {
+    return Bad("--run_timeout",
+               absl::StrCat("must be from 0 (none) to 168h, got ", absl::FormatDuration(o.run_timeout)));
+  }
   if (o.align_start < absl::ZeroDuration() || o.align_start > absl::Hours(1)) {
     return Bad("--align_start",
                absl::StrCat("must be from 0 (no wait) to 1h, got ", absl::FormatDuration(o.align_start)));

@@ -86,6 +86,9 @@ struct LoadOptions {
   // probes because their time differs from process to process (DNS, connecting).
   // Zero: start at once.
   absl::Duration align_start = absl::ZeroDuration();
+  // A cap on the whole run (--run_timeout): no round starts that would end past it,
+  // by the length of the round before. Zero: none.
+  absl::Duration run_timeout = absl::ZeroDuration();
   // Closed loop: requests in flight per target. Open loop: the most in flight at
   // once; when all are busy, scheduled requests wait (and the lag is reported).
   int concurrency = 16;

@@ -233,10 +233,21 @@ absl::StatusOr<RunReport> RunLoad(const LoadOptions& options, const std::string&
     report.targets.emplace_back().spec = spec;
   }
   WaitForAlignedStart(options, progress);
+  const int64_t cap_ns = absl::ToInt64Nanoseconds(options.run_timeout);
+  int64_t last_round_ns = 0;
   for (int round = 1; round <= options.rounds; ++round) {
+    const int64_t round_start = MonotonicNanos();
+    if (cap_ns > 0 && round > 1 && round_start - run_start + last_round_ns > cap_ns) {
+      report.warnings.push_back(absl::StrFormat(
+          "stopped after round %d of %d: another round (%.1f s) would end past --run_timeout %s; the figures are "
+          "of the rounds done",
+          round - 1, options.rounds, last_round_ns / 1e9, absl::FormatDuration(options.run_timeout)));
+      break;
+    }
     for (size_t ti = 0; ti < targets.size(); ++ti) {
       AddRound(MeasureRound(targets[ti], options, round, report.environment.cpus, progress), &report.targets[ti]);
     }
+    last_round_ns = MonotonicNanos() - round_start;
   }
   for (const TargetResult& t : report.targets) AddTargetWarnings(report, t, &report.warnings);
   AddNoiseWarnings(report, &report.warnings);

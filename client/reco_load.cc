@@ -58,6 +58,9 @@ ABSL_FLAG(std::string, align_start, "0",
           "Distributed load: after the probes, wait until the wall clock is at a multiple of this (e.g. 30s) "
           "before the first warm-up, so that load processes started together measure together. 0: at once.");
 ABSL_FLAG(int32_t, rounds, 3, "Rounds; each drives every target once, in order (A B A B ...).");
+ABSL_FLAG(std::string, run_timeout, "0",
+          "A cap on the whole run: no round starts that would end past it (judged by the round before); the "
+          "report holds the rounds done and says so. 0: none; at most 7 days.");
 ABSL_FLAG(int32_t, concurrency, 16, "Requests in flight per target (open loop: the most in flight).");
 ABSL_FLAG(int32_t, connections, 2,
           "Channels per target; each holds one HTTP/2 connection per backend (replicas: connections per backend).");
@@ -186,7 +189,8 @@ absl::StatusOr<reco::LoadOptions> OptionsFromFlags(const std::vector<std::string
         std::tuple{"--timeout", absl::GetFlag(FLAGS_timeout), &o.rpc_deadline},
         std::tuple{"--warmup", absl::GetFlag(FLAGS_warmup), &o.warmup},
         std::tuple{"--probe_deadline", absl::GetFlag(FLAGS_probe_deadline), &o.probe_deadline},
-        std::tuple{"--align_start", absl::GetFlag(FLAGS_align_start), &o.align_start}}) {
+        std::tuple{"--align_start", absl::GetFlag(FLAGS_align_start), &o.align_start},
+        std::tuple{"--run_timeout", absl::GetFlag(FLAGS_run_timeout), &o.run_timeout}}) {
     absl::StatusOr<absl::Duration> d = reco::ParseDurationFlag(flag, value);
     if (!d.ok()) return d.status();
     *out = *d;
@@ -437,7 +441,7 @@ std::vector<reco::FlagGroup> HelpGroups() {
        {"target", "call", "proto", "import_path", "protoset", "data", "data_file", "data_format", "metadata"}},
       {"How much load",
        {"duration", "total", "warmup", "rounds", "concurrency", "connections", "threads", "rate", "timeout",
-        "compression"}},
+        "run_timeout", "compression"}},
       {"Reports and verdicts",
        {"json", "csv", "html", "name", "tags", "quiet", "require", "max_error_rate", "fail_on_disturbed"}},
       {"TLS", {"tls_ca", "tls_server_name", "tls_cert", "tls_key", "tls_skip_verify"}},

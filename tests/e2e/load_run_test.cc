@@ -3,8 +3,10 @@
 // against the servers' own stats, never for speed.
 #include "client/load_run.h"
 
+#include <algorithm>
 #include <fstream>
 
+#include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "client/machine_cpu.h"
 #include "client/report_renderers.h"
@@ -350,6 +352,29 @@ TEST(ClientLoadRun, AUnixSocketTargetIsDriven) {
   EXPECT_TRUE(IsLoopbackTarget(spec->address));
   server->Shutdown();
   std::remove(path.c_str());
+}
+
+// --run_timeout caps the whole run: with 400 ms windows and a 1 s cap, a third round
+// could not start before 0.8 s nor end before 1.2 s, so at most two of five run; the
+// report keeps them and says why it stopped.
+TEST(ClientLoadRun, RunTimeoutStopsBeforeARoundThatWouldPassIt) {
+  std::unique_ptr<RecoServer> server = StartServer(MemoryMode::kHeap);
+  ASSERT_TRUE(server);
+  LoadOptions o = ShortRun();
+  o.targets = {SpecFor("heap", *server)};
+  o.warmup = absl::ZeroDuration();
+  o.duration = absl::Milliseconds(400);
+  o.rounds = 5;
+  o.run_timeout = absl::Seconds(1);
+  absl::StatusOr<RunReport> report = RunLoad(o, "test", nullptr);
+  ASSERT_TRUE(report.ok()) << report.status();
+  const size_t done = report->targets[0].rounds.size();
+  EXPECT_GE(done, 1u);
+  EXPECT_LE(done, 2u);
+  const std::string want = absl::StrCat("stopped after round ", done, " of 5: another round (");
+  EXPECT_TRUE(std::any_of(report->warnings.begin(), report->warnings.end(), [&](const std::string& w) {
+    return absl::StartsWith(w, want);
+  })) << want;
 }
 
 // A generic run of a method the server does not have fails at the probe, naming it.
