@@ -23,26 +23,7 @@ here=$(cd "$(dirname "$0")" && pwd)
 . "$here/../../scripts/lib/reco_servers.sh"
 reco_test_dir tmp
 
-status() {  # status KEY: the attacker's last count of KEY
-  /usr/bin/python3 -c 'import json, sys
-try: print(json.load(open(sys.argv[1]))[sys.argv[2]])
-except (OSError, ValueError): print(-1)' "$tmp/status.json" "$1"
-}
-wait_status() {  # wait_status KEY MIN: until the attacker counts at least MIN of KEY (10 s)
-  for _ in $(seq 200); do [ "$(status "$1")" -ge "$2" ] && return 0; sleep 0.05; done
-  return 1
-}
-probe() {  # probe NAME: 1 s of another client's 200-item calls, at least 95 % OK
-  timeout 60 "$load" --target "probe=127.0.0.1:$SERVER_PORT" --duration 1s --warmup 0s --rounds 1 --connections 1 \
-    --concurrency 1 --verify_every 1 --max_error_rate 1 --quiet --json "$tmp/$1.json" >"$tmp/$1.out" 2>&1 ||
-    fail "$1: reco_load: $(cat "$tmp/$1.out")"
-  read -r ok completed wrong < <(/usr/bin/python3 -c 'import json, sys
-c = json.load(open(sys.argv[1]))["targets"][0]["rounds"][0]["client"]
-print(c["ok"], c["completed"], c["wrong_content"] + c["wrong_item_count"])' "$tmp/$1.json")
-  echo "$1: the other client's calls: $ok OK of $completed, $wrong wrong"
-  [ "$wrong" = 0 ] && [ "$completed" -ge 5 ] && [ $((ok * 100)) -ge $((completed * 95)) ] ||
-    fail "$1: $ok OK of $completed, $wrong wrong"
-}
+. "$here/attacker_status.sh"
 
 # 1. The limit per source, default.
 start_reco_server "$tmp/s1.out" "$server" --mode arena_pool --handshake_timeout 1s || fail "reco_server did not start"

@@ -31,38 +31,23 @@ reco_test_dir tmp
 if sanitized_build "$server"; then echo "SKIP: RSS under a sanitizer is not the server's"; exit 0; fi
 bound=$((64 << 20))
 
-status() {  # status KEY: the attacker's last count of KEY
-  /usr/bin/python3 -c 'import json, sys
-try: print(json.load(open(sys.argv[1]))[sys.argv[2]])
-except (OSError, ValueError): print(-1)' "$tmp/status.json" "$1"
-}
-wait_status() {  # wait_status KEY MIN: until the attacker counts at least MIN of KEY (10 s)
-  for _ in $(seq 200); do [ "$(status "$1")" -ge "$2" ] && return 0; sleep 0.05; done
-  return 1
-}
-rss() { awk '/^VmRSS:/ { print $2 * 1024 }' "/proc/$SERVER_PID/status"; }
-probe() {  # probe NAME [PORT]: 1 s of another client's 200-item calls, at least 95 % OK
-  timeout 60 "$load" --target "probe=127.0.0.1:${2:-$SERVER_PORT}" --duration 1s --warmup 0s --rounds 1 --connections 1 \
-    --concurrency 1 --verify_every 1 --max_error_rate 1 --quiet --json "$tmp/$1.json" >"$tmp/$1.out" 2>&1 ||
-    fail "$1: reco_load: $(cat "$tmp/$1.out")"
-  read -r ok completed wrong < <(/usr/bin/python3 -c 'import json, sys
-c = json.load(open(sys.argv[1]))["targets"][0]["rounds"][0]["client"]
-print(c["ok"], c["completed"], c["wrong_content"] + c["wrong_item_count"])' "$tmp/$1.json")
-  echo "$1: the other client's calls: $ok OK of $completed, $wrong wrong"
-  [ "$wrong" = 0 ] && [ "$completed" -ge 5 ] && [ $((ok * 100)) -ge $((completed * 95)) ] ||
-    fail "$1: $ok OK of $completed, $wrong wrong"
+. "$here/attacker_status.sh"
+rss() {  # the server's VmRSS in bytes; the test fails when it cannot be read
+  local kib
+  kib=$(awk '/^VmRSS:/ { print $2 }' "/proc/$SERVER_PID/status") && [ -n "$kib" ] || fail "no VmRSS for $SERVER_PID"
+  echo $((kib * 1024))
 }
 attack() {  # attack NAME CONNECTIONS KEPT: holds them; KEPT open, the rest closed at once, RSS within the bound
   local name=$1 count=$2 kept=$3 before after
   rm -f "$tmp/status.json"
-  before=$(rss)
+  before=$(rss) || exit 1
   /usr/bin/python3 "$here/held_streams.py" "$SERVER_PORT" "$count" 256 30 "$tmp/status.json" >"$tmp/$name.json" &
   attacker=$!
   wait_status opened "$count" || fail "$name: the attacker did not open its connections: $(cat "$tmp/status.json")"
   wait_status closed_at_once $((count - kept)) || fail "$name: not $((count - kept)) closed at once: $(cat "$tmp/status.json")"
   wait_status streams_sent $((kept * 256)) || fail "$name: the streams did not go out: $(cat "$tmp/status.json")"
   sleep 0.5  # the server reads the last streams' headers
-  after=$(rss)
+  after=$(rss) || exit 1
   echo "$name: $(cat "$tmp/status.json"); RSS $((before >> 20)) -> $((after >> 20)) MiB"
   [ "$(status open)" = "$kept" ] || fail "$name: $kept kept expected: $(cat "$tmp/status.json")"
   [ $((after - before)) -lt "$bound" ] || fail "$name: RSS grew by $(((after - before) >> 20)) MiB, the bound is 64 MiB"
@@ -99,13 +84,13 @@ start_reco_server "$tmp/s3.out" "$server" --mode arena_pool --stream_memory_byte
   --max_connections_per_source 0 --handshake_timeout 2s || fail "reco_server did not start"
 start_edge "$tmp/edge.out" "$SERVER_PORT" || fail "the edge did not start"
 rm -f "$tmp/status.json"
-before=$(rss)
+before=$(rss) || exit 1
 /usr/bin/python3 "$here/held_streams.py" "$EDGE_PORT" 40 100 30 "$tmp/status.json" >"$tmp/edge.json" &
 attacker=$!
 wait_status opened 40 || fail "edge: the attacker did not open its connections: $(cat "$tmp/status.json")"
 wait_status streams_sent 4000 || fail "edge: the streams did not go out: $(cat "$tmp/status.json")"
 sleep 0.5  # the edge passes the last ones on
-after=$(rss)
+after=$(rss) || exit 1
 start=$(date +%s%N)
 for _ in $(seq 40); do
   "$load" --target "probe=127.0.0.1:$EDGE_PORT" --duration 0.1s --warmup 0s --rounds 1 --connections 1 \
