@@ -295,21 +295,33 @@ class CountingStreamService final : public grpc::CallbackGenericService {
   }
 };
 
-TEST(ClientLoadRun, AServerStreamingMethodIsDrivenMessageByMessage) {
-  CountingStreamService service;
+// A server of `service` listening on `address` (port 0: a free one, into *port).
+std::unique_ptr<grpc::Server> StartGenericServer(grpc::CallbackGenericService* service, const std::string& address,
+                                                 int* port = nullptr) {
   grpc::ServerBuilder builder;
-  int port = 0;
-  builder.AddListeningPort("127.0.0.1:0", grpc::InsecureServerCredentials(), &port);
-  builder.RegisterCallbackGenericService(&service);
-  std::unique_ptr<grpc::Server> server = builder.BuildAndStart();
-  ASSERT_NE(server, nullptr);
+  builder.AddListeningPort(address, grpc::InsecureServerCredentials(), port);
+  builder.RegisterCallbackGenericService(service);
+  return builder.BuildAndStart();
+}
+
+// A run of CountingStreamService's method on `target`: `total` calls a round.
+LoadOptions StreamingRun(TargetSpec target, int total, int rounds) {
   LoadOptions o = ShortRun();
-  o.targets = {{"stream", absl::StrCat("127.0.0.1:", port)}};
+  o.targets = {std::move(target)};
   o.warmup = absl::ZeroDuration();
-  o.total = 30;
-  o.rounds = 2;
+  o.total = total;
+  o.rounds = rounds;
   o.call = {"/test.Stream/Count", "test.Request", "test.Message", {"x"}};
   o.call.server_streaming = true;
+  return o;
+}
+
+TEST(ClientLoadRun, AServerStreamingMethodIsDrivenMessageByMessage) {
+  CountingStreamService service;
+  int port = 0;
+  std::unique_ptr<grpc::Server> server = StartGenericServer(&service, "127.0.0.1:0", &port);
+  ASSERT_NE(server, nullptr);
+  LoadOptions o = StreamingRun({"stream", absl::StrCat("127.0.0.1:", port)}, 30, 2);
   absl::StatusOr<RunReport> report = RunLoad(o, "test", nullptr);
   ASSERT_TRUE(report.ok()) << report.status();
   const ClientFigures& c = report->targets[0].client;
@@ -332,20 +344,11 @@ TEST(ClientLoadRun, AUnixSocketTargetIsDriven) {
   const std::string path = ::testing::TempDir() + "/reco_load_test.sock";
   std::remove(path.c_str());
   CountingStreamService service;
-  grpc::ServerBuilder builder;
-  builder.AddListeningPort("unix:" + path, grpc::InsecureServerCredentials());
-  builder.RegisterCallbackGenericService(&service);
-  std::unique_ptr<grpc::Server> server = builder.BuildAndStart();
+  std::unique_ptr<grpc::Server> server = StartGenericServer(&service, "unix:" + path);
   ASSERT_NE(server, nullptr);
-  LoadOptions o = ShortRun();
   absl::StatusOr<TargetSpec> spec = ParseTargetSpec("local=unix:" + path);
   ASSERT_TRUE(spec.ok()) << spec.status();
-  o.targets = {*spec};
-  o.warmup = absl::ZeroDuration();
-  o.total = 10;
-  o.rounds = 1;
-  o.call = {"/test.Stream/Count", "test.Request", "test.Message", {"x"}};
-  o.call.server_streaming = true;
+  LoadOptions o = StreamingRun(*spec, 10, 1);
   absl::StatusOr<RunReport> report = RunLoad(o, "test", nullptr);
   ASSERT_TRUE(report.ok()) << report.status();
   EXPECT_EQ(report->targets[0].client.ok, 10u);
