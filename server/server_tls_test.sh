@@ -68,6 +68,8 @@ echo "ok: bad TLS flags"
 start_reco_server --stderr "$tmp/s.err" "$tmp/s.out" "$server" --tls_cert "$tmp/good.crt" --tls_key "$tmp/good.key" ||
   fail "reco_server did not start"
 grep -q "mode=arena_pool tls=on$" "$tmp/s.out" || fail "listening line lacks tls=on: $(cat "$tmp/s.out")"
+grep -q "the TLS port is gRPC's own listener: no connection cap" "$tmp/s.err" ||
+  fail "the TLS port does not say what it is: $(cat "$tmp/s.err")"
 "$probe" --target "127.0.0.1:$SERVER_PORT" --tls_ca "$tmp/good.crt" >"$tmp/p.out" 2>&1 \
   || fail "probe --tls_ca of a TLS server: $(cat "$tmp/p.out")"
 grep -q "is SERVING" "$tmp/p.out" || fail "probe output: $(cat "$tmp/p.out")"
