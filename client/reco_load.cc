@@ -25,6 +25,7 @@
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -99,6 +100,11 @@ ABSL_FLAG(std::string, tags, "",
           "Labels kept in the reports, as a JSON object of strings: '{\"env\": \"ci\", \"commit\": \"abc\"}'.");
 ABSL_FLAG(std::string, csv, "",
           "Write the figures as CSV (one row per target and round) to this file; - to stdout alone, as --json.");
+ABSL_FLAG(std::string, prometheus, "",
+          "Write the summary in Prometheus' text format (per target every figure, per other target the paired "
+          "ratios) to this file: for a pushgateway or node_exporter's textfile collector.");
+ABSL_FLAG(std::string, influx, "",
+          "Write the summary as InfluxDB line protocol (a point per target, its figures as fields) to this file.");
 ABSL_FLAG(std::string, html, "", "Write a self-contained HTML report (inline SVG charts) to this file.");
 ABSL_FLAG(std::string, write_request, "",
           "Write the first request of the run, gRPC-framed (for h2load -d), to this file and exit without load.");
@@ -263,14 +269,16 @@ absl::Status CheckReportPaths() {
   if (absl::GetFlag(FLAGS_json) == "-" && absl::GetFlag(FLAGS_csv) == "-") {
     return absl::InvalidArgumentError("--json - and --csv -: one report on stdout at most");
   }
-  for (const char* flag : {"html", "write_request"}) {
-    const std::string& path = flag[0] == 'h' ? absl::GetFlag(FLAGS_html) : absl::GetFlag(FLAGS_write_request);
-    if (path == "-")
-      return absl::InvalidArgumentError(absl::StrCat("--", flag, " -: only --json and --csv go to stdout"));
+  for (auto [flag, path] :
+       {std::pair{"--html", absl::GetFlag(FLAGS_html)}, std::pair{"--prometheus", absl::GetFlag(FLAGS_prometheus)},
+        std::pair{"--influx", absl::GetFlag(FLAGS_influx)},
+        std::pair{"--write_request", absl::GetFlag(FLAGS_write_request)}}) {
+    if (path == "-") return absl::InvalidArgumentError(absl::StrCat(flag, " -: only --json and --csv go to stdout"));
   }
   for (auto [flag, path] :
        {std::pair{"--json", absl::GetFlag(FLAGS_json)}, std::pair{"--csv", absl::GetFlag(FLAGS_csv)},
-        std::pair{"--html", absl::GetFlag(FLAGS_html)},
+        std::pair{"--html", absl::GetFlag(FLAGS_html)}, std::pair{"--prometheus", absl::GetFlag(FLAGS_prometheus)},
+        std::pair{"--influx", absl::GetFlag(FLAGS_influx)},
         std::pair{"--write_request", absl::GetFlag(FLAGS_write_request)}}) {
     if (path.empty() || path == "-") continue;
     struct stat info;
@@ -305,9 +313,15 @@ int PrintAndWrite(const reco::RunReport& report) {
   std::FILE* table = ReportOnStdout() ? stderr : stdout;
   std::fputs(reco::RenderTable(report).c_str(), table);
   std::fflush(table);
+  const int64_t now_ns = absl::ToUnixNanos(absl::Now());
+  using Render = std::function<std::string(const reco::RunReport&)>;
   for (auto [path, render] :
-       {std::pair{absl::GetFlag(FLAGS_json), &reco::RenderJson}, std::pair{absl::GetFlag(FLAGS_csv), &reco::RenderCsv},
-        std::pair{absl::GetFlag(FLAGS_html), &reco::RenderHtml}}) {
+       {std::pair<std::string, Render>{absl::GetFlag(FLAGS_json), &reco::RenderJson},
+        std::pair<std::string, Render>{absl::GetFlag(FLAGS_csv), &reco::RenderCsv},
+        std::pair<std::string, Render>{absl::GetFlag(FLAGS_html), &reco::RenderHtml},
+        std::pair<std::string, Render>{absl::GetFlag(FLAGS_prometheus), &reco::RenderPrometheus},
+        std::pair<std::string, Render>{absl::GetFlag(FLAGS_influx),
+                                       [now_ns](const reco::RunReport& r) { return reco::RenderInflux(r, now_ns); }}}) {
     if (path.empty()) continue;
     if (path == "-") {
       std::fputs(render(report).c_str(), stdout);
@@ -443,7 +457,8 @@ std::vector<reco::FlagGroup> HelpGroups() {
        {"duration", "total", "warmup", "rounds", "concurrency", "connections", "threads", "rate", "timeout",
         "run_timeout", "compression"}},
       {"Reports and verdicts",
-       {"json", "csv", "html", "name", "tags", "quiet", "require", "max_error_rate", "fail_on_disturbed"}},
+       {"json", "csv", "html", "prometheus", "influx", "name", "tags", "quiet", "require", "max_error_rate",
+        "fail_on_disturbed"}},
       {"TLS", {"tls_ca", "tls_server_name", "tls_cert", "tls_key", "tls_skip_verify"}},
       {"Recommend's requests (without --call)", {"items", "profile", "seed", "variants", "verify_every"}},
       {"Fine tuning",

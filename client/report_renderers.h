@@ -15,6 +15,7 @@
 #ifndef ARENA_GRPC_CLIENT_REPORT_RENDERERS_H_
 #define ARENA_GRPC_CLIENT_REPORT_RENDERERS_H_
 
+#include <cstdint>
 #include <string>
 
 #include "absl/status/status.h"
@@ -33,6 +34,16 @@ std::string RenderTable(const RunReport& report);
 std::string RenderJson(const RunReport& report);
 std::string RenderCsv(const RunReport& report);
 std::string RenderHtml(const RunReport& report);
+// The summary for teams that keep load results in a time-series store: each target's
+// figures (the JSON's `figures`, those with a value) and, per other target, each
+// figure's paired ratio to the baseline (median, min, max), labelled with the run's
+// --name and --tags. Prometheus' text exposition format (gauges reco_load_figure and
+// reco_load_ratio_to_baseline, for a pushgateway or a textfile collector):
+//   reco_load_figure{run="nightly",target="heap",figure="qps"} 1234.5
+std::string RenderPrometheus(const RunReport& report);
+// InfluxDB's line protocol: one point per target, its figures as fields:
+//   reco_load,target=heap,run=nightly qps=1234.5,latency_p50_ms=1.2 1765000000000000000
+std::string RenderInflux(const RunReport& report, int64_t timestamp_ns);
 
 // Writes `contents` to `path`, replacing it; an error names the path.
 absl::Status WriteFile(const std::string& path, const std::string& contents);

@@ -2,6 +2,7 @@
 
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
 #include "absl/strings/str_split.h"
 #include "absl/strings/string_view.h"
 #include "client/report_charts.h"
@@ -209,6 +210,37 @@ TEST(RenderAll, RowsNoTargetReportedAreLeftOutAndNamedOnce) {
   const std::string chart = html.substr(phases, html.find("</svg>", phases) - phases);
   EXPECT_NE(chart.find("build p99"), std::string::npos) << chart;
   EXPECT_EQ(chart.find("release p99"), std::string::npos) << "a group no target measured: " << chart;
+}
+
+// The summary for time-series stores: every figure with a value per target, the paired
+// ratios per other target, the run's name and tags as labels; the figures match the
+// JSON's.
+TEST(RenderSeries, PrometheusTextAndInfluxLinesCarryTheJsonsFigures) {
+  RunReport r = SampleReport();
+  r.options.name = "nightly";
+  r.options.tags = {{"env", "ci \"a\""}};
+  const nlohmann::json doc = nlohmann::json::parse(RenderJson(r));
+  const double qps = doc["targets"][0]["figures"]["qps"].get<double>();
+  const std::string prom = RenderPrometheus(r);
+  EXPECT_NE(prom.find("# TYPE reco_load_figure gauge\n"), std::string::npos) << prom;
+  EXPECT_NE(
+      prom.find(absl::StrCat("reco_load_figure{run=\"nightly\",env=\"ci \\\"a\\\"\",target=\"heap\",figure=\"qps\"} ",
+                             absl::StrFormat("%.9g", qps), "\n")),
+      std::string::npos)
+      << prom;
+  const double median = doc["targets"][1]["ratios_to_baseline"]["qps"]["median"].get<double>();
+  EXPECT_NE(prom.find(absl::StrCat("target=\"arena\",baseline=\"heap\",figure=\"qps\",stat=\"median\"} ",
+                                   absl::StrFormat("%.9g", median), "\n")),
+            std::string::npos)
+      << prom;
+  EXPECT_EQ(prom.find("figure=\"release_p99_us\""), std::string::npos) << "n/a figures are not written";
+  const std::string influx = RenderInflux(r, 1765000000000000000);
+  EXPECT_EQ(Count(influx, "\n"), 2u) << influx;  // a point per target
+  EXPECT_NE(
+      influx.find(absl::StrCat("reco_load,target=heap,run=nightly,env=ci\\ \"a\" qps=", absl::StrFormat("%.9g", qps))),
+      std::string::npos)
+      << influx;
+  EXPECT_NE(influx.find(" 1765000000000000000\n"), std::string::npos) << influx;
 }
 
 // The second target reports mode "ceiling": every target's QPS shows as its share.

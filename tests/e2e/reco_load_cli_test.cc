@@ -197,16 +197,18 @@ TEST(ClientCli, GoodRunExitsZeroAndWritesEveryReport) {
   ASSERT_TRUE(server);
   const std::string dir = ::testing::TempDir();
   const std::string json = dir + "/cli_report.json", csv = dir + "/cli_report.csv", html = dir + "/cli_report.html";
-  Outcome o = RunReco(absl::StrCat("--target heap=127.0.0.1:", server->port(),
-                                   " --duration 500ms --warmup 200ms --rounds 1 --concurrency 2 --items 20", " --json ",
-                                   json, " --csv ", csv, " --html ", html));
+  const std::string prom = dir + "/cli_report.prom", influx = dir + "/cli_report.influx";
+  Outcome o =
+      RunReco(absl::StrCat("--target heap=127.0.0.1:", server->port(),
+                           " --duration 500ms --warmup 200ms --rounds 1 --concurrency 2 --items 20", " --json ", json,
+                           " --csv ", csv, " --html ", html, " --prometheus ", prom, " --influx ", influx));
   ASSERT_EQ(o.exit_code, 0) << o.output;
   EXPECT_NE(o.output.find("QPS"), std::string::npos) << o.output;
   std::ifstream in(json);
   nlohmann::json doc = nlohmann::json::parse(in);
   EXPECT_GT(doc["targets"][0]["figures"]["qps"].get<double>(), 0);
   EXPECT_EQ(doc["parameters"]["items"], 20);
-  for (const std::string& path : {csv, html}) {
+  for (const std::string& path : {csv, html, prom, influx}) {
     std::ifstream f(path);
     std::stringstream text;
     text << f.rdbuf();
@@ -219,7 +221,7 @@ TEST(ClientCli, GoodRunExitsZeroAndWritesEveryReport) {
     EXPECT_EQ(merged.exit_code, 2) << out << ": " << merged.output;
     EXPECT_NE(merged.output.find("merge: --json " + out), std::string::npos) << merged.output;
   }
-  for (const std::string& path : {json, csv, html}) std::remove(path.c_str());
+  for (const std::string& path : {json, csv, html, prom, influx}) std::remove(path.c_str());
 }
 
 // ghz's habit: the target as a bare HOST:PORT argument, named after itself.
@@ -245,7 +247,8 @@ TEST(ClientCli, JsonToStdoutAloneWithTheRunsNameAndTags) {
   EXPECT_NE(table.str().find("run \"nightly\" tags commit=abc,env=ci\n"), std::string::npos) << table.str();
   EXPECT_NE(table.str().find("QPS (OK responses/s)"), std::string::npos) << table.str();
   std::remove(err.c_str());
-  for (const char* bad : {"--json - --csv -", "--html -", "--tags '{\"n\": 1}'", "--tags nope", "--compression br"}) {
+  for (const char* bad : {"--json - --csv -", "--html -", "--prometheus -", "--influx /nonexistent/x",
+                          "--tags '{\"n\": 1}'", "--tags nope", "--compression br"}) {
     Outcome b = RunReco(absl::StrCat("--target heap=127.0.0.1:", server->port(), " ", bad));
     EXPECT_EQ(b.exit_code, 2) << bad << ": " << b.output;
   }
