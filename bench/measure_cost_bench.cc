@@ -3,9 +3,9 @@
 // Per RPC the server records three phase samples (PhaseClock: two steady_clock reads
 // and two thread-local counter reads; PhaseRecorder::Record: a sharded, uncontended
 // lock and a histogram increment) and counts the RPC once. The SerializeTimer
-// interceptor adds gRPC's per-call interceptor objects (three mallocs), which this
-// benchmark cannot see: docs/server.md measures the whole difference end to end with
-// h2load (--measure=false vs true).
+// interceptor adds gRPC's per-call interceptor objects, which this benchmark cannot
+// see: docs/server.md ("What measuring costs") counts them and measures the whole
+// difference end to end with h2load (--measure=false vs true).
 //
 //   build/bench/measure_cost_bench --benchmark_min_time=0.2
 #include <benchmark/benchmark.h>

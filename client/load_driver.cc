@@ -15,7 +15,7 @@ namespace reco {
 namespace {
 
 // One RPC in flight. The ClientContext cannot be reused, so each call is a fresh
-// object; it is small next to the 100 KB response it receives.
+// object; it is small next to the response it receives.
 struct Call {
   grpc::ClientContext context;
   grpc::ByteBuffer response;

@@ -53,8 +53,8 @@ absl::string_view HostOf(absl::string_view host_port) {
 // The window, the waits and the pace: each time flag within its range, --rate within
 // its own, and --total's window (with --rate) at most a day.
 absl::Status ValidateTimes(const LoadOptions& o) {
-  // A window shorter than a few calls measures nothing (1ns reported a QPS of 1e9);
-  // the tests' shortest is 300ms.
+  // A window shorter than a few calls measures nothing (1ns reported an absurd QPS);
+  // the windows the tests run are all well above the minimum.
   if (o.duration < kMinDuration || o.duration > kMaxWindow) {
     return Bad("--duration",
                absl::StrCat("must be from ", absl::FormatDuration(kMinDuration), " to ",

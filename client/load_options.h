@@ -102,9 +102,10 @@ struct LoadOptions {
   std::string lb_policy = "round_robin";
   // gRPC's per-stream read-ahead (GRPC_ARG_HTTP2_STREAM_LOOKAHEAD_BYTES); 0 keeps
   // gRPC's default (64 KiB, grown by BDP probing), which is what a typical client
-  // runs with. A ~110 KB response outgrows that first window, so a larger value can
+  // runs with. A default response outgrows that first window, so a larger value can
   // spare the server a wait for WINDOW_UPDATE mid-response (h2load opens 1 GiB
-  // windows); on our 2-core machine the difference was within the noise.
+  // windows); on our 2-core machine the difference was within the noise
+  // (docs/load-client.md, "Load shape", has the response's size and the comparison).
   int lookahead_bytes = 0;
   // The largest reply a call may receive; past it the call fails RESOURCE_EXHAUSTED.
   // A bound on what a server can make the client buffer (none, as before: whatever

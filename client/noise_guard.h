@@ -33,7 +33,7 @@ namespace reco {
 // the server (kernel threads, sshd, logging) stays at a few percent of the machine.
 // 10% is a fifth of one core there: another job at that level already moves a
 // CPU-bound server's QPS by more than the differences between memory modes that the
-// reports read (~10-20%).
+// reports read.
 inline constexpr double kDisturbedOtherCpuShare = 0.10;
 
 // A driver thread that is busy 90% of its window has no slack left to send the next

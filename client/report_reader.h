@@ -10,7 +10,7 @@
 //   every histogram, rebuilt from its "buckets" and exact "sum_ns", "min_ns" and
 //   "max_ns", so percentiles are those of the original);
 // - the server side is NOT read back: each ServerFigures is unavailable, its note
-//   saying so (the server side has ~40 fields of gauges and phase histograms whose
+//   saying so (the server side has many fields of gauges and phase histograms whose
 //   merge across concurrent clients of one server would count the server twice);
 //   the machine windows stay empty (n/a).
 // A report without histogram buckets (written by a reco_load before they existed),

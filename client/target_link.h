@@ -3,8 +3,8 @@
 //
 // Each of the `connections` channels gets a distinct channel argument and a local
 // subchannel pool, so gRPC opens one HTTP/2 connection per channel instead of
-// sharing a single subchannel among them. Messages of any size are accepted (a
-// 10,000-item response is ~5 MB, over gRPC's 4 MB default).
+// sharing a single subchannel among them. Replies up to max_receive_bytes are accepted
+// (a 10,000-item realistic response is over gRPC's 4 MB default: hostile_limits_test).
 //
 // With TlsDial{ca_pem, server_name}, every channel speaks TLS (grpc::SslCredentials);
 // a failed handshake shows in Probe as UNAVAILABLE "unreachable ... TLS ...".
@@ -18,7 +18,8 @@
 // HOST:PORT target has one replica whose stats channel is the first load channel.
 //
 // Example:
-//   reco::TargetLink link({"heap", "127.0.0.1:50051"}, 2, 0);
+//   reco::TargetLink link({"heap", "127.0.0.1:50051"}, /*connections=*/2, /*lookahead_bytes=*/0,
+//                         /*max_receive_bytes=*/64 << 20);
 //   absl::Status up = link.Probe(requests, absl::Seconds(3));   // before any load
 //   absl::StatusOr<reco::v1::StatsSnapshot> s = link.Snapshot(absl::Seconds(3));
 //
