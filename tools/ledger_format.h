@@ -9,15 +9,13 @@
 //   reco::Ledger ledger =
 //       reco::MeasureLedger(reco::LedgerRequest(10, reco::v1::TEXT_PROFILE_COMPACT), options);
 //   std::fputs(reco::LedgerToTable(ledger).c_str(), stdout);
-//   // One steady-state response: 10 items, compact text, 2875 bytes serialized; ...
+//   // One steady-state response: 10 items, compact text, N bytes serialized; ...
 //   //
 //   // mode        phase          allocs      frees        bytes
-//   // heap        build             259          0        10584
+//   // heap        build               A          0            B
 //   // heap        serialize           0          0            0
-//   // heap        release             0        259            0
-//   // fragments   build               5          2         2809
-//   // fragments   serialize           0          0            0
-//   // fragments   release             0          3            0
+//   // heap        release             0          A            0
+//   // (the counts: docs/benchmarks.md, "The allocation ledger")
 //
 // Thread-safety: pure functions of their argument.
 #ifndef ARENA_GRPC_TOOLS_LEDGER_FORMAT_H_
