@@ -14,8 +14,8 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
 #include "core/request.h"
-#include "server/metrics_scrape.h"
-#include "server/server_test_util.h"
+#include "server/testing/metrics_scrape.h"
+#include "server/testing/server_test_util.h"
 
 namespace reco {
 namespace {

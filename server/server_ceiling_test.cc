@@ -9,7 +9,7 @@
 
 #include "core/response_builder.h"
 #include "server/ceiling_service.h"
-#include "server/server_test_util.h"
+#include "server/testing/server_test_util.h"
 
 namespace reco {
 namespace {

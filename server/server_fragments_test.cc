@@ -13,7 +13,7 @@
 #include "core/response_builder.h"
 #include "gtest/gtest.h"
 #include "patterns/testing/raw_call.h"
-#include "server/server_test_util.h"
+#include "server/testing/server_test_util.h"
 
 namespace reco::testing {
 namespace {

@@ -9,7 +9,7 @@
 
 #include "core/byte_buffer_bytes.h"
 #include "rpc/health_check.h"
-#include "server/server_test_util.h"
+#include "server/testing/server_test_util.h"
 
 namespace reco {
 namespace {

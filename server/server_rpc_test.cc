@@ -15,7 +15,7 @@
 #include "core/test_util.h"
 #include "google/protobuf/util/message_differencer.h"
 #include "rpc/health_check.h"
-#include "server/server_test_util.h"
+#include "server/testing/server_test_util.h"
 
 namespace reco {
 namespace {

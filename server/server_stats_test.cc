@@ -8,7 +8,7 @@
 
 #include "core/allocation_ledger.h"
 #include "core/response_builder.h"
-#include "server/server_test_util.h"
+#include "server/testing/server_test_util.h"
 
 namespace reco {
 namespace {

@@ -8,11 +8,11 @@
 #include <atomic>
 #include <optional>
 
-#include "feed_test_service.h"
 #include "gtest/gtest.h"
 #include "raw_call.h"
-#include "server/metrics_scrape.h"
+#include "server/testing/metrics_scrape.h"
 #include "stats/service_stats.h"
+#include "testing/feed_test_service.h"
 
 namespace reco {
 namespace {

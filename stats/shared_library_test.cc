@@ -14,9 +14,9 @@
 #include <iterator>
 #include <string>
 
-#include "feed_test_service.h"
 #include "gtest/gtest.h"
 #include "server_stats.h"
+#include "testing/feed_test_service.h"
 
 namespace reco {
 namespace {

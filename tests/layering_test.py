@@ -109,7 +109,7 @@ def violations(root):
                     for number, line in enumerate(f, 1):
                         m = INCLUDE.match(line)
                         if m and layer == "stats" and m.group(1) == "server" and \
-                                re.match(r'^\s*#\s*include\s+"server/([a-z_]+)\.h"',
+                                re.match(r'^\s*#\s*include\s+"server/(?:testing/)?([a-z_]+)\.h"',
                                          line).group(1) in STATS_SERVER_FILES:
                             continue
                         if m and m.group(1) in OWN_FOLDERS and m.group(1) not in ok:

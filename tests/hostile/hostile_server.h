@@ -38,7 +38,7 @@
 #include "core/message_store.h"
 #include "proto/reco.pb.h"
 #include "server/reco_server.h"
-#include "server/server_test_util.h"
+#include "server/testing/server_test_util.h"
 
 namespace reco::hostile {
 

@@ -1,7 +1,7 @@
 // Helpers for the server tests: an in-process RecoServer on 127.0.0.1:0 and a
 // client that returns the reply's raw wire bytes, so tests can compare bytes.
-#ifndef ARENA_GRPC_SERVER_SERVER_TEST_UTIL_H_
-#define ARENA_GRPC_SERVER_SERVER_TEST_UTIL_H_
+#ifndef ARENA_GRPC_SERVER_TESTING_SERVER_TEST_UTIL_H_
+#define ARENA_GRPC_SERVER_TESTING_SERVER_TEST_UTIL_H_
 
 #include <memory>
 #include <string>
@@ -65,4 +65,4 @@ bool WaitForReleases(RecoServer& server, absl::Duration timeout, uint64_t releas
 
 }  // namespace reco::testing
 
-#endif  // ARENA_GRPC_SERVER_SERVER_TEST_UTIL_H_
+#endif  // ARENA_GRPC_SERVER_TESTING_SERVER_TEST_UTIL_H_

@@ -1,5 +1,5 @@
 // See metrics_scrape.h.
-#include "server/metrics_scrape.h"
+#include "server/testing/metrics_scrape.h"
 
 #include <arpa/inet.h>
 #include <netinet/in.h>

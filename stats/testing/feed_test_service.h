@@ -16,8 +16,8 @@
 //   auto server = builder.BuildAndStart();
 //
 // Thread-safety: gRPC's threads run the handler; the helpers are for one test thread.
-#ifndef ARENA_GRPC_STATS_FEED_TEST_SERVICE_H_
-#define ARENA_GRPC_STATS_FEED_TEST_SERVICE_H_
+#ifndef ARENA_GRPC_STATS_TESTING_FEED_TEST_SERVICE_H_
+#define ARENA_GRPC_STATS_TESTING_FEED_TEST_SERVICE_H_
 
 #include <chrono>
 #include <cstdlib>
@@ -169,4 +169,4 @@ inline void ExpectExactCounts(const MeasuredWindow& w, int ok, int failing, uint
 
 }  // namespace reco::stats_testing
 
-#endif  // ARENA_GRPC_STATS_FEED_TEST_SERVICE_H_
+#endif  // ARENA_GRPC_STATS_TESTING_FEED_TEST_SERVICE_H_

@@ -4,8 +4,8 @@
 // Example:
 //   std::map<std::string, double> series = reco::testing::Scrape(server->metrics_port());
 //   series["reco_rpcs_total{mode=\"heap\",code=\"OK\"}"]   // calls answered OK
-#ifndef ARENA_GRPC_SERVER_METRICS_SCRAPE_H_
-#define ARENA_GRPC_SERVER_METRICS_SCRAPE_H_
+#ifndef ARENA_GRPC_SERVER_TESTING_METRICS_SCRAPE_H_
+#define ARENA_GRPC_SERVER_TESTING_METRICS_SCRAPE_H_
 
 #include <map>
 #include <string>
@@ -22,4 +22,4 @@ std::map<std::string, double> Scrape(int port);
 
 }  // namespace reco::testing
 
-#endif  // ARENA_GRPC_SERVER_METRICS_SCRAPE_H_
+#endif  // ARENA_GRPC_SERVER_TESTING_METRICS_SCRAPE_H_

@@ -1,5 +1,5 @@
 // See server_test_util.h.
-#include "server/server_test_util.h"
+#include "server/testing/server_test_util.h"
 
 #include <thread>
 
