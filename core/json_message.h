@@ -38,6 +38,10 @@
 
 namespace reco {
 
+// The deepest nesting of objects and arrays ParseJsonMessage takes (protobuf's own
+// limit for objects; it has none for arrays).
+inline constexpr int kMaxJsonDepth = 100;
+
 // Parses `json` (one JSON object) into a new message of prototype's type. `source`
 // starts every error message: the flag, and where in it ("--data_file x.jsonl line 3").
 absl::StatusOr<std::unique_ptr<google::protobuf::Message>> ParseJsonMessage(const google::protobuf::Message& prototype,
