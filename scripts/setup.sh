@@ -42,7 +42,7 @@ tests=(
   valgrind nghttp2-client python3
   # tests/hostile: raw HTTP/2 frames (truncated gRPC frames, wrong content type)
   python3-h2
-  nghttp2-proxy  # the edge (edge/nghttpx.conf): h2_edge_test attacks the server through it
+  nghttp2-proxy haproxy  # the edge (edge/run_edge.sh): h2_edge_test attacks the server through it
   # scripts/fuzz.sh: clang and its libFuzzer/ASan runtimes
   clang libclang-rt-14-dev
   chromium  # e2e_html_report_test renders reco_load's HTML report headless

@@ -22,11 +22,12 @@
 #       the script fails.
 #   stop_reco_servers      SIGTERM to every server started and not yet stopped,
 #       waits up to 15 s for them all; kills any left and returns 1.
-#   start_edge LOG BACKEND_PORT  starts the shipped edge (nghttpx with edge/nghttpx.conf,
-#       one process) on a free 127.0.0.1 port in front of the h2c reco_server on
-#       127.0.0.1:BACKEND_PORT; output in LOG. Waits up to 10 s for it to accept
-#       connections, then sets EDGE_PORT and EDGE_PID (added to RECO_SERVER_PIDS). On
-#       failure prints LOG and returns 1.
+#   start_edge LOG BACKEND_PORT  starts the shipped edge (edge/run_edge.sh: haproxy with
+#       edge/haproxy.cfg in front of nghttpx with edge/nghttpx.conf) on a free 127.0.0.1
+#       port in front of the h2c reco_server on 127.0.0.1:BACKEND_PORT; output in LOG.
+#       Waits up to 10 s for both to accept connections, then sets EDGE_PORT, EDGE_PID
+#       (run_edge.sh's, added to RECO_SERVER_PIDS) and EDGE_PROCESSES (the pids of
+#       nghttpx and haproxy, comma-separated). On failure prints LOG and returns 1.
 #   stop_edge              SIGTERM to EDGE_PID and waits, as stop_reco_server.
 #   make_cert DIR NAME...  for each NAME a self-signed certificate for localhost and
 #       127.0.0.1, made now with openssl (keys are never committed), as DIR/NAME.crt
@@ -119,6 +120,7 @@ _reco_servers_end() {
   done
   for pid in "$@"; do
     if kill -0 "$pid" 2>/dev/null; then
+      pkill -KILL -P "$pid" 2>/dev/null || true  # the edge's two processes
       kill -KILL "$pid" 2>/dev/null || true
       killed=1
     fi
@@ -136,31 +138,39 @@ _reco_servers_end() {
 }
 
 start_edge() {
-  local log=$1 backend=$2 conf pid
-  conf="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)/edge/nghttpx.conf"
+  local log=$1 backend=$2 edge pid h2_port
+  edge="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)/edge"
   command -v nghttpx >/dev/null || { echo "nghttpx is not installed (nghttp2-proxy)" >&2; return 1; }
+  command -v haproxy >/dev/null || { echo "haproxy is not installed" >&2; return 1; }
   for _ in 1 2 3; do  # a free port, taken by someone else between the pick and the bind: try again
-    EDGE_PORT=$(/usr/bin/python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
+    read -r EDGE_PORT h2_port < <(/usr/bin/python3 -c 'import socket
+s, t = socket.socket(), socket.socket()
+s.bind(("127.0.0.1", 0)); t.bind(("127.0.0.1", 0))
+print(s.getsockname()[1], t.getsockname()[1])')
     rm -f "$log"
-    nghttpx --conf="$conf" --single-process --frontend="127.0.0.1,$EDGE_PORT;no-tls" \
-      --backend="127.0.0.1,$backend;;proto=h2" >"$log" 2>&1 &
+    EDGE_CONF_DIR=$edge EDGE_H2_PORT=$h2_port "$edge/run_edge.sh" "127.0.0.1:$EDGE_PORT" \
+      "127.0.0.1,$backend;;proto=h2" >"$log" 2>&1 &
     pid=$!
     EDGE_PID=$pid
     RECO_SERVER_PIDS+=("$pid")
     for _ in $(seq 100); do
       kill -0 "$pid" 2>/dev/null || break
-      if (exec 3<>"/dev/tcp/127.0.0.1/$EDGE_PORT") 2>/dev/null; then return 0; fi
+      if (exec 3<>"/dev/tcp/127.0.0.1/$EDGE_PORT") 2>/dev/null &&
+        (exec 3<>"/dev/tcp/127.0.0.1/$h2_port") 2>/dev/null; then
+        EDGE_PROCESSES=$(pgrep -d, -P "$pid")
+        return 0
+      fi
       sleep 0.1
     done
     _reco_servers_end "$pid" || true
   done
-  echo "nghttpx did not start; its output:" >&2
+  echo "the edge did not start; its output:" >&2
   cat "$log" >&2
   return 1
 }
 
 stop_edge() {
-  _reco_servers_end "$EDGE_PID" || fail "nghttpx ignored SIGTERM for 15 s"
+  _reco_servers_end "$EDGE_PID" || fail "the edge ignored SIGTERM for 15 s"
 }
 
 stop_reco_server() {
@@ -194,6 +204,10 @@ reco_test_dir() {
 }
 
 _reco_test_dir_end() {
-  if [ ${#RECO_SERVER_PIDS[@]} -gt 0 ]; then kill -KILL "${RECO_SERVER_PIDS[@]}" 2>/dev/null || true; fi
+  local pid
+  for pid in "${RECO_SERVER_PIDS[@]}"; do
+    pkill -KILL -P "$pid" 2>/dev/null || true  # the edge's two processes
+    kill -KILL "$pid" 2>/dev/null || true
+  done
   rm -rf "$1"
 }

@@ -14,8 +14,13 @@
 #      longer than opening the 450 takes on a busy machine (over 1 s under ASan beside
 #      the suite): with 1 s the idle shutdown made room before the cap was reached,
 #      and no connection was refused at once.
+#   3. through the shipped edge (edge/run_edge.sh), where such connections are held by
+#      the edge, not the server: haproxy keeps 16 per address (its cap) and closes the
+#      other 84 at once, so one address cannot fill nghttpx's 4,096; the other client
+#      is served through the edge. Skipped without nghttpx or haproxy.
 # Without the per-source limit the first keeps all 100; without the idle shutdown
-# the second never closes a held connection and the other client finds no room.
+# the second never closes a held connection and the other client finds no room;
+# without haproxy's cap the third keeps all 100.
 #   connection_cap_test.sh RECO_SERVER RECO_LOAD
 set -uo pipefail
 server=$1 load=$2
@@ -54,5 +59,25 @@ echo "near the cap: $(cat "$tmp/status.json")"
 [ "$(status open)" -ge 290 ] || fail "near the cap: shut down past 3/4 of the cap: $(cat "$tmp/status.json")"
 kill "$attacker"
 wait "$attacker" 2>/dev/null
+stop_reco_server
+
+# 3. Through the edge.
+if ! command -v nghttpx >/dev/null || ! command -v haproxy >/dev/null; then
+  echo "SKIP: through the edge: nghttpx or haproxy is not installed"; echo PASS; exit 0
+fi
+rm -f "$tmp/status.json"
+start_reco_server "$tmp/s3.out" "$server" --mode arena_pool --max_connections_per_source 0 ||
+  fail "reco_server did not start"
+start_edge "$tmp/edge.out" "$SERVER_PORT" || fail "the edge did not start"
+/usr/bin/python3 "$here/preface_only.py" "$EDGE_PORT" 100 30 "$tmp/status.json" >"$tmp/a3.json" &
+attacker=$!
+wait_status opened 100 || fail "edge: the attacker did not open its connections: $(cat "$tmp/status.json")"
+wait_status closed_at_once 84 || fail "edge: not 84 closed at once: $(cat "$tmp/status.json")"
+probe edge "$EDGE_PORT"
+echo "edge: $(cat "$tmp/status.json")"
+[ "$(status open)" = 16 ] || fail "edge: 16 kept expected: $(cat "$tmp/status.json")"
+kill "$attacker"
+wait "$attacker" 2>/dev/null
+stop_edge
 stop_reco_server
 echo PASS

@@ -35,7 +35,7 @@ run_attack() {  # MODE ATTACK ARGS...
     fail "$mode $attack through the edge: h2_attacks.py: $(cat "$tmp/out.json")"
   local sanitized=0
   sanitized_build "$server" && sanitized=1
-  /usr/bin/python3 "$here/h2_verdict.py" edge "$tmp/out.json" "$mode" "$attack" "$sanitized" "$EDGE_PID" ||
+  /usr/bin/python3 "$here/h2_verdict.py" edge "$tmp/out.json" "$mode" "$attack" "$sanitized" "$EDGE_PROCESSES" ||
     fail "$mode $attack: $(cat "$tmp/out.json")"
   stop_edge
   stop_reco_server

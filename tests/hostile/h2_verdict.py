@@ -3,7 +3,7 @@
 attacked directly) and h2_edge_test.sh (attacked through the edge).
 
     h2_verdict.py direct REPORT MODE ATTACK SANITIZED
-    h2_verdict.py edge REPORT MODE ATTACK SANITIZED EDGE_PID
+    h2_verdict.py edge REPORT MODE ATTACK SANITIZED EDGE_PIDS
 
 Prints one "ok: ..." line and exits 0, or "FAIL: ..." on stderr and exits 1.
 SANITIZED is 1 for an ASan/TSan build, whose quarantine makes RSS bounds meaningless
@@ -74,22 +74,23 @@ def direct(d, attack, sanitized):
                       f"probes ok {d['probes']['ok']} timeout {d['probes']['timeouts']}")
 
 
-def peak_rss_bytes(pid):
-    with open(f"/proc/{pid}/status") as f:
-        for line in f:
-            if line.startswith("VmHWM:"):
-                return int(line.split()[1]) * KiB
-    return 0
+def peak_rss_bytes(pids):
+    """The sum of the peak RSS of the comma-separated PIDS (the edge's processes)."""
+    total = 0
+    for pid in pids.split(","):
+        with open(f"/proc/{pid}/status") as f:
+            total += next((int(line.split()[1]) * KiB for line in f if line.startswith("VmHWM:")), 0)
+    return total
 
 
-def edge(d, attack, sanitized, edge_pid):
+def edge(d, attack, sanitized, edge_pids):
     """Through the edge, the attacker reconnecting after each close: the backend's RSS
     (sampled during and read after) within 64 MiB of its start; at least 80 % of the
     probes through the edge OK; the edge closed the attacking connections (rapid reset:
     a GOAWAY on each, more than one connection needed) -- or, for unacked_streams, refused
     with RST_STREAM every stream past 256 (its own limit counts before the client's
     acknowledgement); the edge's own peak RSS under 128 MiB (what the attack costs the
-    proxy)."""
+    proxy: the sum of its processes' peaks)."""
     a, s, af, p = d["attack"], d["server"], d["after"], d["probes"]
     problems = recovered(d, "the backend")
     if af["alive"]:
@@ -109,7 +110,7 @@ def edge(d, attack, sanitized, edge_pid):
     if attack == "rapid_reset" and (a["goaways"] < 1 or a["connections"] < 2):
         problems.append(f"rapid reset: {a['goaways']} GOAWAY(s) over {a['connections']} connection(s); "
                         "the edge should end each connection and the attacker need more than one")
-    edge_peak = peak_rss_bytes(edge_pid)
+    edge_peak = peak_rss_bytes(edge_pids)
     if edge_peak > 128 * MiB:
         problems.append(f"the edge's own peak RSS {edge_peak / MiB:.0f} MiB is over 128 MiB")
     sent = f"{a['streams_sent']} streams" if a.get("streams_sent") else f"{a['bytes_sent']} bytes"
@@ -127,7 +128,7 @@ def main():
     if kind == "direct":
         problems, summary = direct(d, attack, sanitized == "1")
     else:
-        problems, summary = edge(d, attack, sanitized == "1", int(sys.argv[6]))
+        problems, summary = edge(d, attack, sanitized == "1", sys.argv[6])
     if problems:
         print(f"FAIL: {mode} {attack}: " + "; ".join(problems), file=sys.stderr)
         sys.exit(1)

@@ -447,12 +447,11 @@ def production():
     server, edge = containers["server"], containers["edge"]
     check(flag(server["args"], "--listen") == "127.0.0.1:50051",
           "behind the edge, reco_server must listen on 127.0.0.1 only")
-    check(edge["command"] == ["nghttpx"] and "--conf=/etc/reco/nghttpx.conf" in edge["args"],
-          f"the edge is not nghttpx with the image's edge/nghttpx.conf: {edge.get('command')} {edge.get('args')}")
-    check("--backend=127.0.0.1,50051;;proto=h2" in edge["args"],
-          f"the edge's backend is not its pod's server: {edge['args']}")
-    check(edge["ports"][0]["name"] == "edge" and "--frontend=0.0.0.0,%d;no-tls" % edge["ports"][0]["containerPort"]
-          in edge["args"], f"the edge's port is not where it listens: {edge['ports']} {edge['args']}")
+    check(edge["command"] == ["run_edge.sh"] and len(edge["args"]) == 2,
+          f"the edge is not the image's edge/run_edge.sh: {edge.get('command')} {edge.get('args')}")
+    check(edge["args"][1] == "127.0.0.1,50051;;proto=h2", f"the edge's backend is not its pod's server: {edge['args']}")
+    check(edge["ports"][0]["name"] == "edge" and edge["args"][0] == "0.0.0.0:%d" % edge["ports"][0]["containerPort"],
+          f"the edge's port is not where it listens: {edge['ports']} {edge['args']}")
     svc = prod[("Service", "arena-pool")]["spec"]["ports"][0]
     check(svc["targetPort"] == "edge", f"the arena-pool Service sends its port to {svc['targetPort']}, not the edge")
     sc = edge.get("securityContext", {})
@@ -462,30 +461,32 @@ def production():
     for name in others:
         check(len(prod[("Deployment", name)]["spec"]["template"]["spec"]["containers"]) == 1, f"{name} got a sidecar")
     die_if_problems()
-    # Run the pod: reco_server with its args (port moved), nghttpx with the edge's args
-    # (the repository's edge/nghttpx.conf, ports moved), then the edge's readiness
+    # Run the pod: reco_server with its args (port moved), the repository's
+    # edge/run_edge.sh with the edge's args (ports moved), then the edge's readiness
     # probe, through the edge to the server's health.
     srv, port, _ = start_server("production arena-pool", server["args"])
     nx = None
     try:
         import socket as sk
-        probe_sock = sk.socket()
-        probe_sock.bind(("127.0.0.1", 0))
-        edge_port = probe_sock.getsockname()[1]
-        probe_sock.close()
-        eargs = [a.replace("/etc/reco/nghttpx.conf", os.path.join(ROOT, "edge", "nghttpx.conf"))
-                  .replace("127.0.0.1,50051", f"127.0.0.1,{port}")
-                  .replace("0.0.0.0,8080", f"127.0.0.1,{edge_port}") for a in edge["args"]]
-        nx = subprocess.Popen(["nghttpx", "--single-process"] + eargs, env=env, stdout=subprocess.DEVNULL,
-                              stderr=subprocess.DEVNULL)
+        socks = [sk.socket(), sk.socket()]
+        for s in socks:
+            s.bind(("127.0.0.1", 0))
+        edge_port, h2_port = (s.getsockname()[1] for s in socks)
+        for s in socks:
+            s.close()
+        eargs = [a.replace("127.0.0.1,50051", f"127.0.0.1,{port}").replace("0.0.0.0:8080", f"127.0.0.1:{edge_port}")
+                 for a in edge["args"]]
+        edge_env = dict(env, EDGE_CONF_DIR=os.path.join(ROOT, "edge"), EDGE_H2_PORT=str(h2_port))
+        nx = subprocess.Popen([os.path.join(ROOT, "edge", "run_edge.sh")] + eargs, env=edge_env,
+                              stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
         cmd = [a.replace("127.0.0.1:8080", f"127.0.0.1:{edge_port}") for a in edge["readinessProbe"]["exec"]["command"]]
         ok = False
-        for _ in range(50):  # nghttpx binds within a second
+        for _ in range(50):  # haproxy and nghttpx bind within a second
             if subprocess.run(cmd, env=env, capture_output=True, timeout=30).returncode == 0:
                 ok = True
                 break
             time.sleep(0.1)
-        check(ok, f"production: the edge's readiness probe {cmd} never passed through nghttpx to the server")
+        check(ok, f"production: the edge's readiness probe {cmd} never passed through the edge to the server")
         print("ok: k8s/production renders the edge sidecar in front of arena-pool; its probe passes through it")
     finally:
         for p in (nx, srv):
