@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# What the edge (edge/nghttpx.conf, Debian's nghttpx) costs a client: one reco_server
+# What the edge (edge/run_edge.sh: Debian's haproxy, then nghttpx) costs a client: one reco_server
 # in MODE, driven by reco_load in interleaved paired rounds (A B A B ...) directly and
 # through the edge in front of it -- the same server, so only the path differs. The
 # edge runs on the same machine, so its CPU is part of the cost. Prints reco_load's
@@ -15,11 +15,13 @@ build=${1:-build}
 mode=${MODE:-arena_pool} rounds=${ROUNDS:-7} duration=${DURATION:-5s} items=${ITEMS:-200}
 require_reco_binaries "$build"
 require_positive_integers rounds
-command -v nghttpx >/dev/null || { echo "nghttpx is missing: scripts/setup.sh installs nghttp2-proxy" >&2; exit 1; }
+command -v nghttpx >/dev/null && command -v haproxy >/dev/null ||
+  { echo "nghttpx or haproxy is missing: scripts/setup.sh installs nghttp2-proxy and haproxy" >&2; exit 1; }
 measurement_work_dir work
 
 echo "machine: $(machine_cpus);" \
-     "nghttpx $(dpkg-query -W -f '${Version}' nghttp2-proxy 2>/dev/null || echo '?')"
+     "nghttpx $(dpkg-query -W -f '${Version}' nghttp2-proxy 2>/dev/null || echo '?')," \
+     "haproxy $(dpkg-query -W -f '${Version}' haproxy 2>/dev/null || echo '?')"
 start_reco_server "$work/server.log" "$build/server/reco_server" --mode "$mode"
 server=$SERVER_PORT
 start_edge "$work/edge.log" "$server"

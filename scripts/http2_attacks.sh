@@ -12,7 +12,7 @@
 # unacked_streams' cap, default 200000: each reset stream can hold ~15-30 KiB until
 # the server catches up, each held unacknowledged one ~12 KiB),
 # MAX_BYTES (the header floods' cap, default 1 GiB: 1.51 may buffer all of it),
-# EDGE=1 (each server behind the shipped edge, edge/nghttpx.conf: the attack and the
+# EDGE=1 (each server behind the shipped edge, edge/run_edge.sh: the attack and the
 # probes go through it, reconnecting each time it closes a connection; the figures
 # are still the server's).
 set -euo pipefail
@@ -29,7 +29,7 @@ attacks=${ATTACKS:-rapid_reset unacked_streams continuation small_continuations 
 . "$root/scripts/lib/reco_servers.sh"
 trap 'stop_reco_servers || true' EXIT
 
-echo "CPU: $(lscpu | sed -n 's/^Model name: *//p'), $(nproc) cores; gRPC $(dpkg-query -W -f '${Version}' libgrpc++1.51 2>/dev/null || echo '?'); ${seconds} s per attack; flags: ${SERVER_FLAGS:-none}$([ "${EDGE:-0}" = 1 ] && echo "; through the edge (nghttpx $(dpkg-query -W -f '${Version}' nghttp2-proxy 2>/dev/null || echo '?'))")"
+echo "CPU: $(lscpu | sed -n 's/^Model name: *//p'), $(nproc) cores; gRPC $(dpkg-query -W -f '${Version}' libgrpc++1.51 2>/dev/null || echo '?'); ${seconds} s per attack; flags: ${SERVER_FLAGS:-none}$([ "${EDGE:-0}" = 1 ] && echo "; through the edge (nghttpx $(dpkg-query -W -f '${Version}' nghttp2-proxy 2>/dev/null || echo '?'), haproxy $(dpkg-query -W -f '${Version}' haproxy 2>/dev/null || echo '?'))")"
 echo
 for attack in $attacks; do
   for mode in $modes; do

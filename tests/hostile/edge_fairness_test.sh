@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# One client's never-reading connections through the shipped edge (nghttpx, whose one
-# backend connection carries every client) in front of reco_server as compose's
+# One client's never-reading connections through the shipped edge (haproxy, then
+# nghttpx, whose one backend connection carries every client) in front of reco_server as compose's
 # arena_pool runs it (--client_header x-forwarded-for --max_connection_budget_share 1):
 #   - two attacking connections from 127.0.0.2 (raw_http2_client.py never_read_mix,
 #     a stream window of 0) hold at most the client's share of the budget (half);

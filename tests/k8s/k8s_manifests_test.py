@@ -34,10 +34,11 @@ What it asserts:
     (servers, the load Job, the edge sidecar, init containers) runs as non-root with
     the RuntimeDefault seccomp profile, no privilege escalation, every capability
     dropped, no host namespaces, ports or paths;
-  - k8s/production: the same servers without the Job, arena-pool with an nghttpx
-    sidecar (the image's edge/nghttpx.conf) in front of a server listening on 127.0.0.1
-    only, its Service sending the port to the edge, the edge locked down; run for
-    real, the edge's readiness probe passes through nghttpx to the server. Skipped,
+  - k8s/production: the same servers without the Job, arena-pool with an edge
+    sidecar (the image's edge/run_edge.sh: haproxy, then nghttpx) in front of a
+    server listening on 127.0.0.1 only, its Service sending the port to the edge,
+    the edge locked down; run for real, the edge's readiness probe passes through the
+    edge to the server. Skipped,
     said so, where kubectl's kustomize predates Components (3.7).
 """
 import json
