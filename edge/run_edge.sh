@@ -11,6 +11,10 @@
 # Runs until either process ends, then stops the other and exits with the first's
 # status; SIGTERM and SIGINT stop both.
 set -uo pipefail
+case ${1:-} in
+  --help) ;;
+  -*) echo "run_edge.sh: unknown option $1 (LISTEN and BACKEND come first; --help)" >&2; exit 2 ;;
+esac
 if [ $# -lt 2 ] || [ "$1" = --help ]; then
   sed -n '2,12s/^# \{0,1\}//p' "$0" >&2
   [ "${1:-}" = --help ] && exit 0 || exit 2
