@@ -27,6 +27,8 @@
 #include "patterns/async_arena_call.h"
 #include "patterns/pooled_arena_allocator.h"
 #include "patterns/raw_request.h"
+#include "feed.grpc.pb.h"
+#include "feed_builder.h"
 #include "proto/reco.grpc.pb.h"
 
 namespace reco {
@@ -101,6 +103,80 @@ TEST(DocsExamplesTest, SectionSixServesAsync) {
   // example from docs/patterns.md
   threads.Stop(server.get(), std::chrono::system_clock::now() + std::chrono::seconds(5));
   // end of example
+}
+
+using patterns::testing::FillFeed;
+
+// Section 6's service of both APIs. StreamFeed's reactor here: one page, then OK.
+class OnePage final : public grpc::ServerWriteReactor<feed::v1::FeedResponse> {
+ public:
+  explicit OnePage(const feed::v1::FeedRequest& request) {
+    FillFeed(request, &page_);
+    StartWriteAndFinish(&page_, grpc::WriteOptions(), grpc::Status::OK);
+  }
+  void OnDone() override { delete this; }
+
+ private:
+  feed::v1::FeedResponse page_;
+};
+
+// example from docs/patterns.md
+// GetFeed on completion queues; StreamFeed, and any other method of Feed, on callbacks.
+class MixedFeed final
+    : public feed::v1::Feed::WithCallbackMethod_StreamFeed<feed::v1::Feed::WithAsyncMethod_GetFeed<feed::v1::Feed::Service>> {
+  grpc::ServerWriteReactor<feed::v1::FeedResponse>* StreamFeed(grpc::CallbackServerContext*,
+                                                             const feed::v1::FeedRequest* request) override {
+    return new OnePage(*request);  // your reactor (section 7)
+  }
+};
+// end of example
+
+// Both methods served by one service: GetFeed through the async pattern, StreamFeed by
+// gRPC's callback threads, each reply FillFeed's. Without the async method armed,
+// GetFeed would wait for its deadline.
+TEST(DocsExamplesTest, SectionSixMixesAnAsyncMethodWithCallbackOnes) {
+  grpc::ServerBuilder builder;
+  int port = 0;
+  builder.AddListeningPort("127.0.0.1:0", grpc::InsecureServerCredentials(), &port);
+  PooledArenaAllocator<feed::v1::FeedRequest, feed::v1::FeedResponse> arenas;
+  // example from docs/patterns.md
+  MixedFeed service;
+  builder.RegisterService(&service);
+  AsyncArenaMethod<MixedFeed, feed::v1::FeedRequest, feed::v1::FeedResponse> get_feed(
+      &service, &MixedFeed::RequestGetFeed, &arenas,
+      [](grpc::ServerContext*, const feed::v1::FeedRequest* request, feed::v1::FeedResponse* response) {
+        FillFeed(*request, response);  // your handler
+        return grpc::Status::OK;
+      });
+  ServingThreads threads(&builder, /*count=*/1);  // GetFeed's queue; StreamFeed needs none
+  std::unique_ptr<grpc::Server> server = builder.BuildAndStart();
+  threads.Start([&](ServingQueue* queue) { get_feed.Arm(queue); });
+  // end of example
+  ASSERT_NE(server, nullptr);
+  auto stub =
+      feed::v1::Feed::NewStub(grpc::CreateChannel("127.0.0.1:" + std::to_string(port), grpc::InsecureChannelCredentials()));
+  feed::v1::FeedRequest request;
+  request.set_user_id("u-9");
+  request.set_post_count(20);
+  feed::v1::FeedResponse want;
+  FillFeed(request, &want);
+
+  grpc::ClientContext unary;
+  unary.set_deadline(std::chrono::system_clock::now() + std::chrono::seconds(10));
+  feed::v1::FeedResponse reply;
+  const grpc::Status status = stub->GetFeed(&unary, request, &reply);
+  ASSERT_TRUE(status.ok()) << "GetFeed (async): " << status.error_message();
+  EXPECT_EQ(reply.SerializeAsString(), want.SerializeAsString());
+
+  grpc::ClientContext streaming;
+  streaming.set_deadline(std::chrono::system_clock::now() + std::chrono::seconds(10));
+  auto reader = stub->StreamFeed(&streaming, request);
+  std::vector<std::string> pages;
+  for (feed::v1::FeedResponse page; reader->Read(&page);) pages.push_back(page.SerializeAsString());
+  ASSERT_TRUE(reader->Finish().ok()) << "StreamFeed (callback)";
+  EXPECT_EQ(pages, std::vector<std::string>{want.SerializeAsString()});
+  threads.Stop(server.get(), std::chrono::system_clock::now() + std::chrono::seconds(5));
+  EXPECT_EQ(arenas.stats().released, arenas.stats().allocated);
 }
 
 // A reactor stand-in for section 9's raw handler: it records the status.
