@@ -19,7 +19,7 @@ inline constexpr int kErrorRateExit = 4;
 inline constexpr int kReportNotWrittenExit = 5;
 // 6: --fail_on_disturbed, and a measured round was disturbed (client/noise_guard.h).
 inline constexpr int kDisturbedExit = 6;
-// 7: a --require not met (client/requirement.h).
+// 7: a --require not met (client/report/requirement.h).
 inline constexpr int kRequirementFailedExit = 7;
 
 }  // namespace reco

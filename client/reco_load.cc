@@ -14,7 +14,7 @@
 //             [--require 'arena_pool/heap server_cpu_us_per_rpc <= 0.7' ...]
 //   reco_load merge A.json B.json ... [--json FILE] [--csv FILE] [--html FILE] [--require ...]
 //       merges the JSON reports of reco_load processes that ran at the same time
-//       (client/report_merge.h) and prints the table.
+//       (client/report/report_merge.h) and prints the table.
 //
 // Exit status: client/exit_codes.h (0 success, 2 to 7 each named there). A run with
 // disturbed rounds ends with one line saying so.
@@ -42,10 +42,10 @@
 #include "client/load_run.h"
 #include "client/noise_guard.h"
 #include "client/poller_choice.h"
-#include "client/report_merge.h"
-#include "client/report_reader.h"
-#include "client/report_renderers.h"
-#include "client/requirement.h"
+#include "client/report/report_merge.h"
+#include "client/report/report_reader.h"
+#include "client/report/report_renderers.h"
+#include "client/report/requirement.h"
 #include "core/request.h"
 #include "rpc/pem_file.h"
 

@@ -83,7 +83,7 @@ struct RunEnvironment {
   std::string started_utc;  // ISO 8601
   std::string command_line;
   std::string tool_version;  // reco_load's --version line (cli/build_info.h)
-  // The reports a merged report was made of (`reco_load merge`, client/report_merge.h),
+  // The reports a merged report was made of (`reco_load merge`, client/report/report_merge.h),
   // in order; empty for a report of one run.
   std::vector<std::string> merged_from;
 
@@ -91,7 +91,7 @@ struct RunEnvironment {
   static RunEnvironment Current(const std::string& command_line);
 };
 
-// What one `--require` found (client/requirement.h evaluates it): kept in the report
+// What one `--require` found (client/report/requirement.h evaluates it): kept in the report
 // so that the JSON holds it beside the figures it was judged on.
 struct RequirementResult {
   std::string expression;            // "arena_pool/heap server_cpu_us_per_rpc <= 0.7"

@@ -40,7 +40,7 @@ class LatencyHistogram {
   // midpoint for the sum), for rebuilding a histogram from exported buckets.
   // sum, min and max are then set by the caller with SetSummary when it knows them.
   // Buckets plus SetSummary(sum(), min(), max()) of the original rebuild it exactly
-  // (a report reader relies on it to merge reports: client/report_reader.h).
+  // (a report reader relies on it to merge reports: client/report/report_reader.h).
   void AddToBucket(int index, uint64_t n);
   // Call it only on a non-empty histogram: an empty one has no min to set.
   void SetSummary(uint64_t sum, uint64_t min, uint64_t max);

@@ -30,6 +30,11 @@ The layers, lowest first (a folder may include its own files and those listed):
   tests, fuzz, sanitizers: anything (they test the layers)
 Only quoted includes of the project's own folders are checked ("core/x.h").
 
+Inside client/ (CLIENT_ROOMS): client/report/ makes things of a finished report (its
+renderers, reader, merge, verdict and the --require gate) and may include client/'s
+files; client/'s own files drive the load and fill the report, and never include
+client/report/ -- except the main, which wires both (CLIENT_REPORT_USERS).
+
 Inside core/, the files stand on floors (CORE_FLOORS, lowest first): a core file may
 include core files on its own floor or below, never one above, so no arrow runs back
 up. The request's rules (core/request.h) are on the ground floor: the catalogue, the
@@ -86,6 +91,9 @@ CORE_FLOORS = [
     # What measures the replies (any message's too), and the tests' helpers.
     ["allocation_ledger", "message_ledger", "test_util"],
 ]
+# client/'s files that may include client/report/: the CLI's main, which writes the reports.
+CLIENT_REPORT_USERS = {"reco_load.cc"}
+CLIENT_REPORT_INCLUDE = re.compile(r'^\s*#\s*include\s+"client/report/')
 # Tests of a layer may also use the layers' test helpers below them.
 TEST_EXTRA = {"stats": {"patterns"}}
 # What patterns/ may include besides its own files (PATTERNS_RULE).
@@ -136,6 +144,24 @@ def core_floor_violations(root):
                 if m and floor_of.get(m.group(1), len(CORE_FLOORS)) > floor_of[stem]:
                     found.append(f"core/{name}:{number}: {stem} (floor {floor_of[stem]}) must not include "
                                  f"{m.group(1)} (floor {floor_of.get(m.group(1), 'none')}) ({line.strip()})")
+    return found
+
+
+def client_room_violations(root):
+    """client/ files (not client/report/'s) that include client/report/: the load is
+    driven without knowing how its report will be shown."""
+    found = []
+    client = os.path.join(root, "client")
+    for name in sorted(os.listdir(client)):
+        if not name.endswith((".h", ".cc")) or name in CLIENT_REPORT_USERS:
+            continue
+        with open(os.path.join(client, name), encoding="utf-8") as f:
+            for number, line in enumerate(f, 1):
+                if CLIENT_REPORT_INCLUDE.match(line):
+                    found.append(f"client/{name}:{number}: only {sorted(CLIENT_REPORT_USERS)} of client/ may "
+                                 f"include client/report/ ({line.strip()})")
+    if not os.path.isdir(os.path.join(client, "report")):
+        found.append("client/report/: missing (the report's room)")
     return found
 
 
@@ -202,13 +228,14 @@ def main():
               file=sys.stderr)
         return 2
     root = sys.argv[1]
-    found = (violations(root) + core_floor_violations(root) + pattern_include_violations(root) +
+    found = (violations(root) + core_floor_violations(root) + client_room_violations(root) +
+             pattern_include_violations(root) +
              stats_header_violations(root) + license_violations(root))
     for v in found:
         print(v)
     checked = ", ".join(sorted(ALLOWED))
-    print(f"layering: {len(found)} violation(s) in {checked}, core's {len(CORE_FLOORS)} floors and patterns' "
-          f"includes and license lines")
+    print(f"layering: {len(found)} violation(s) in {checked}, core's {len(CORE_FLOORS)} floors, client's "
+          f"rooms and patterns' includes and license lines")
     return 1 if found else 0
 
 

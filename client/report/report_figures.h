@@ -11,8 +11,8 @@
 //   }
 //
 // Thread-safety: the returned list is immutable.
-#ifndef ARENA_GRPC_CLIENT_REPORT_FIGURES_H_
-#define ARENA_GRPC_CLIENT_REPORT_FIGURES_H_
+#ifndef ARENA_GRPC_CLIENT_REPORT_REPORT_FIGURES_H_
+#define ARENA_GRPC_CLIENT_REPORT_REPORT_FIGURES_H_
 
 #include <functional>
 #include <optional>
@@ -61,7 +61,7 @@ std::string FormatFigure(const Figure& figure, std::optional<double> value);
 // round (PairRounds); nullopt when no round pairs or the figure has no ratio.
 std::optional<PairedRatio> RatioToBaseline(const RunReport& report, size_t target, const Figure& figure);
 // The same over any other target's rounds (`--require`'s TARGET/BASELINE,
-// client/requirement.h): RatioToBaseline is RatioBetween(report, target, 0, figure).
+// client/report/requirement.h): RatioToBaseline is RatioBetween(report, target, 0, figure).
 std::optional<PairedRatio> RatioBetween(const RunReport& report, size_t target, size_t baseline, const Figure& figure);
 
 // For a target with replicas, each backend's share of the RPCs its servers answered,
@@ -72,4 +72,4 @@ std::string ReplicaShareLine(const TargetResult& t);
 
 }  // namespace reco
 
-#endif  // ARENA_GRPC_CLIENT_REPORT_FIGURES_H_
+#endif  // ARENA_GRPC_CLIENT_REPORT_REPORT_FIGURES_H_

@@ -1,6 +1,6 @@
 // See report_proto.h. Each in-memory type has its ...ToProto and, where a merge reads
 // it back, its ...FromProto next to it.
-#include "client/report_proto.h"
+#include "client/report/report_proto.h"
 
 #include <algorithm>
 #include <cmath>
@@ -13,8 +13,8 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "client/noise_guard.h"
-#include "client/report_figures.h"
-#include "client/report_reader.h"
+#include "client/report/report_figures.h"
+#include "client/report/report_reader.h"
 #include "core/request.h"
 #include "google/protobuf/io/coded_stream.h"
 #include "google/protobuf/io/zero_copy_stream_impl_lite.h"

@@ -37,8 +37,8 @@
 //   m->targets[0].client.ok;   // a's ok + b's ok
 //
 // Thread-safety: a pure function.
-#ifndef ARENA_GRPC_CLIENT_REPORT_MERGE_H_
-#define ARENA_GRPC_CLIENT_REPORT_MERGE_H_
+#ifndef ARENA_GRPC_CLIENT_REPORT_REPORT_MERGE_H_
+#define ARENA_GRPC_CLIENT_REPORT_REPORT_MERGE_H_
 
 #include <string>
 #include <vector>
@@ -58,4 +58,4 @@ absl::StatusOr<RunReport> MergeReports(const std::vector<NamedReport>& inputs, c
 
 }  // namespace reco
 
-#endif  // ARENA_GRPC_CLIENT_REPORT_MERGE_H_
+#endif  // ARENA_GRPC_CLIENT_REPORT_REPORT_MERGE_H_

@@ -11,8 +11,8 @@
 //   reco::LogTicks(0.3, 4)   // {0.2, 0.5, 1, 2, 5}
 //
 // Thread-safety: pure functions.
-#ifndef ARENA_GRPC_CLIENT_SVG_CHART_H_
-#define ARENA_GRPC_CLIENT_SVG_CHART_H_
+#ifndef ARENA_GRPC_CLIENT_REPORT_SVG_CHART_H_
+#define ARENA_GRPC_CLIENT_REPORT_SVG_CHART_H_
 
 #include <optional>
 #include <string>
@@ -76,4 +76,4 @@ std::string EscapeXml(const std::string& text);
 
 }  // namespace reco
 
-#endif  // ARENA_GRPC_CLIENT_SVG_CHART_H_
+#endif  // ARENA_GRPC_CLIENT_REPORT_SVG_CHART_H_

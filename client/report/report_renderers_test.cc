@@ -1,11 +1,11 @@
-#include "client/report_renderers.h"
+#include "client/report/report_renderers.h"
 
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_split.h"
 #include "absl/strings/string_view.h"
-#include "client/report_charts.h"
+#include "client/report/report_charts.h"
 #include "gtest/gtest.h"
 #include "nlohmann/json.hpp"
 

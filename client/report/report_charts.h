@@ -1,11 +1,11 @@
-// The six charts of the HTML report (client/report_renderers.h), in reading order:
+// The six charts of the HTML report (client/report/report_renderers.h), in reading order:
 //   chart-server-cpu  server CPU per RPC                 bars, one per target
 //   chart-qps         QPS, whiskers min-max over rounds  bars
 //   chart-allocs      server allocations per RPC         bars: build, whole process
 //   chart-latency     latency p50..p99.9                 lines, log y axis
 //   chart-round-qps   QPS of each round                  a dot per round, log y axis
 //   chart-phases      server build / serialize / release p99   grouped bars
-// Target i has SeriesColor(i) in every chart (client/svg_chart.h), and every chart has
+// Target i has SeriesColor(i) in every chart (client/report/svg_chart.h), and every chart has
 // a legend. A bar group no target has a value in is not drawn (a foreign service's
 // phases chart shows build alone). The charts whose figures are n/a for every target
 // (no target served server figures) share one line under the grid of the drawn ones
@@ -17,8 +17,8 @@
 //   std::string html = reco::ReportChartsHtml(report);   // the drawn <svg>s, then the line
 //
 // Thread-safety: a pure function of the report.
-#ifndef ARENA_GRPC_CLIENT_REPORT_CHARTS_H_
-#define ARENA_GRPC_CLIENT_REPORT_CHARTS_H_
+#ifndef ARENA_GRPC_CLIENT_REPORT_REPORT_CHARTS_H_
+#define ARENA_GRPC_CLIENT_REPORT_REPORT_CHARTS_H_
 
 #include <string>
 
@@ -36,4 +36,4 @@ std::string ReportChartsHtml(const RunReport& report);
 
 }  // namespace reco
 
-#endif  // ARENA_GRPC_CLIENT_REPORT_CHARTS_H_
+#endif  // ARENA_GRPC_CLIENT_REPORT_REPORT_CHARTS_H_

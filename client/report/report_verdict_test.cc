@@ -1,7 +1,7 @@
-#include "client/report_verdict.h"
+#include "client/report/report_verdict.h"
 
 #include "absl/strings/str_split.h"
-#include "client/report_renderers.h"
+#include "client/report/report_renderers.h"
 #include "gtest/gtest.h"
 
 namespace reco {

@@ -1,11 +1,11 @@
 // The one mapping between a RunReport (client/run_report.h: the in-memory model the
 // load run fills and every renderer reads) and reco.v1.LoadReport
 // (proto/load_report.proto: the schema of the JSON report, its names and JSON types).
-// RenderJson (client/report_renderers.h) and ReadReportFile (client/report_reader.h)
+// RenderJson (client/report/report_renderers.h) and ReadReportFile (client/report/report_reader.h)
 // are thin wrappers around them and protobuf's JSON util.
 //
 // LoadReportOf writes everything a reader of the report may want: per target and
-// round the figures of client/report_figures.h, the paired ratios to the baseline,
+// round the figures of client/report/report_figures.h, the paired ratios to the baseline,
 // the share of the ceiling, and the client, server, replica and machine windows.
 // RunReportOf reads back only what `reco_load merge` needs; see report_reader.h for
 // what that is and what it refuses.
@@ -18,8 +18,8 @@
 //   absl::StatusOr<reco::RunReport> back = reco::RunReportOf(parsed);   // client side exact
 //
 // Thread-safety: pure functions.
-#ifndef ARENA_GRPC_CLIENT_REPORT_PROTO_H_
-#define ARENA_GRPC_CLIENT_REPORT_PROTO_H_
+#ifndef ARENA_GRPC_CLIENT_REPORT_REPORT_PROTO_H_
+#define ARENA_GRPC_CLIENT_REPORT_REPORT_PROTO_H_
 
 #include <string>
 
@@ -47,4 +47,4 @@ absl::StatusOr<RunReport> RunReportOf(const v1::LoadReport& report);
 
 }  // namespace reco
 
-#endif  // ARENA_GRPC_CLIENT_REPORT_PROTO_H_
+#endif  // ARENA_GRPC_CLIENT_REPORT_REPORT_PROTO_H_

@@ -1,5 +1,5 @@
 // See report_merge.h.
-#include "client/report_merge.h"
+#include "client/report/report_merge.h"
 
 #include <algorithm>
 #include <cstdint>

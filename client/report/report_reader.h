@@ -1,6 +1,6 @@
-// ReadReport: a reco_load JSON report (RenderJson, client/report_renderers.h) back
+// ReadReport: a reco_load JSON report (RenderJson, client/report/report_renderers.h) back
 // into a RunReport, so that the reports of several reco_load processes can be merged
-// (client/report_merge.h) and rendered again.
+// (client/report/report_merge.h) and rendered again.
 //
 // What comes back:
 // - options: the run's parameters (targets, durations, rounds, loop, rate, items,
@@ -26,8 +26,8 @@
 //   r->targets[0].client.latency.Percentile(99);   // as in the original run
 //
 // Thread-safety: pure functions.
-#ifndef ARENA_GRPC_CLIENT_REPORT_READER_H_
-#define ARENA_GRPC_CLIENT_REPORT_READER_H_
+#ifndef ARENA_GRPC_CLIENT_REPORT_REPORT_READER_H_
+#define ARENA_GRPC_CLIENT_REPORT_REPORT_READER_H_
 
 #include <string>
 
@@ -50,4 +50,4 @@ absl::StatusOr<RunReport> ReadReportFile(const std::string& path);
 
 }  // namespace reco
 
-#endif  // ARENA_GRPC_CLIENT_REPORT_READER_H_
+#endif  // ARENA_GRPC_CLIENT_REPORT_REPORT_READER_H_

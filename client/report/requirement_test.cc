@@ -1,6 +1,6 @@
-#include "client/requirement.h"
+#include "client/report/requirement.h"
 
-#include "client/report_proto.h"
+#include "client/report/report_proto.h"
 #include "gtest/gtest.h"
 
 namespace reco {

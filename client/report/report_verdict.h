@@ -22,8 +22,8 @@
 //   reco::WarningSummary(report)   // "4 warnings: 2 rounds disturbed by other processes, 2 others"
 //
 // Thread-safety: pure functions of the report.
-#ifndef ARENA_GRPC_CLIENT_REPORT_VERDICT_H_
-#define ARENA_GRPC_CLIENT_REPORT_VERDICT_H_
+#ifndef ARENA_GRPC_CLIENT_REPORT_REPORT_VERDICT_H_
+#define ARENA_GRPC_CLIENT_REPORT_REPORT_VERDICT_H_
 
 #include <string>
 #include <vector>
@@ -49,4 +49,4 @@ std::string WarningSummary(const RunReport& report);
 
 }  // namespace reco
 
-#endif  // ARENA_GRPC_CLIENT_REPORT_VERDICT_H_
+#endif  // ARENA_GRPC_CLIENT_REPORT_REPORT_VERDICT_H_

@@ -2,7 +2,7 @@
 // the environment), CSV (one row per target and round, plus an "all" row and the
 // paired-ratio rows per target) and a self-contained HTML page (inline SVG charts
 // only; nothing is loaded from the network): the verdict, six charts
-// (client/report_charts.h), the warnings folded under one line, then every figure.
+// (client/report/report_charts.h), the warnings folded under one line, then every figure.
 // Every ratio they show comes from RatioToBaseline / RunReport::PairedQpsShareOfCeiling
 // (client/paired_ratio.h): the median of the per-round ratios with their min-max,
 // never a ratio of run totals.
@@ -12,8 +12,8 @@
 //   absl::Status s = reco::WriteFile("results/report.html", reco::RenderHtml(report));
 //
 // Thread-safety: pure functions of the report.
-#ifndef ARENA_GRPC_CLIENT_REPORT_RENDERERS_H_
-#define ARENA_GRPC_CLIENT_REPORT_RENDERERS_H_
+#ifndef ARENA_GRPC_CLIENT_REPORT_REPORT_RENDERERS_H_
+#define ARENA_GRPC_CLIENT_REPORT_REPORT_RENDERERS_H_
 
 #include <cstdint>
 #include <string>
@@ -26,11 +26,11 @@ namespace reco {
 // Targets as columns, one figure per row; every value after the first column also
 // shows its paired ratio to the baseline (the first target), "(x1.43 [1.22-1.82])",
 // and a legend under the table says what the notation means. The table ENDS with the
-// verdict lines (client/report_verdict.h), the HTML page opens with them.
+// verdict lines (client/report/report_verdict.h), the HTML page opens with them.
 std::string RenderTable(const RunReport& report);
 // The schema of the JSON, its names and JSON types, is proto/load_report.proto
-// (client/report_proto.h maps a RunReport onto it); `reco_load merge` reads it back
-// (client/report_reader.h).
+// (client/report/report_proto.h maps a RunReport onto it); `reco_load merge` reads it back
+// (client/report/report_reader.h).
 std::string RenderJson(const RunReport& report);
 std::string RenderCsv(const RunReport& report);
 std::string RenderHtml(const RunReport& report);
@@ -50,4 +50,4 @@ absl::Status WriteFile(const std::string& path, const std::string& contents);
 
 }  // namespace reco
 
-#endif  // ARENA_GRPC_CLIENT_REPORT_RENDERERS_H_
+#endif  // ARENA_GRPC_CLIENT_REPORT_REPORT_RENDERERS_H_

@@ -7,8 +7,8 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
-#include "client/report_figures.h"
-#include "client/report_renderers.h"
+#include "client/report/report_figures.h"
+#include "client/report/report_renderers.h"
 
 namespace reco {
 

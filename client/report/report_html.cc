@@ -4,11 +4,11 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "client/noise_guard.h"
-#include "client/report_charts.h"
-#include "client/report_figures.h"
-#include "client/report_renderers.h"
-#include "client/report_verdict.h"
-#include "client/svg_chart.h"
+#include "client/report/report_charts.h"
+#include "client/report/report_figures.h"
+#include "client/report/report_renderers.h"
+#include "client/report/report_verdict.h"
+#include "client/report/svg_chart.h"
 #include "core/request.h"
 
 namespace reco {
@@ -57,7 +57,7 @@ std::string FigureTable(const RunReport& report) {
   return s;
 }
 
-// The answer first: one line per target against the baseline (client/report_verdict.h).
+// The answer first: one line per target against the baseline (client/report/report_verdict.h).
 std::string VerdictHtml(const RunReport& report) {
   std::string heading = VerdictHeading(report);
   heading[0] = absl::ascii_toupper(heading[0]);  // a heading here, the table's last lines there

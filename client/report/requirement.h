@@ -5,7 +5,7 @@
 //
 // where TARGET and BASELINE are two of the run's target names (any two, not only the
 // first target: the ratio pairs their rounds as client/paired_ratio.h does), FIGURE is
-// a key of client/report_figures.h (the JSON's and CSV's names, plus the alias
+// a key of client/report/report_figures.h (the JSON's and CSV's names, plus the alias
 // server_cpu_per_rpc), OP is one of <= < >= >, and NUMBER a ratio (0.7, or x0.7).
 // Spaces around OP are optional.
 //
@@ -25,8 +25,8 @@
 //   // "require fragments/heap qps >= 4: x3.90 [3.70-4.20] FAIL (worst round 2: x3.7)"
 //
 // Thread-safety: pure functions.
-#ifndef ARENA_GRPC_CLIENT_REQUIREMENT_H_
-#define ARENA_GRPC_CLIENT_REQUIREMENT_H_
+#ifndef ARENA_GRPC_CLIENT_REPORT_REQUIREMENT_H_
+#define ARENA_GRPC_CLIENT_REPORT_REQUIREMENT_H_
 
 #include <string>
 #include <vector>
@@ -72,4 +72,4 @@ std::vector<RequirementResult> EvaluateRequirements(const std::vector<Requiremen
 
 }  // namespace reco
 
-#endif  // ARENA_GRPC_CLIENT_REQUIREMENT_H_
+#endif  // ARENA_GRPC_CLIENT_REPORT_REQUIREMENT_H_

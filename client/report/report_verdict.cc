@@ -1,18 +1,18 @@
 // See report_verdict.h.
-#include "client/report_verdict.h"
+#include "client/report/report_verdict.h"
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
 #include "client/noise_guard.h"
-#include "client/report_figures.h"
+#include "client/report/report_figures.h"
 
 namespace reco {
 namespace {
 
 // The figures a verdict line gives, in its order, with the words it uses for them.
 struct VerdictFigure {
-  const char* key;   // client/report_figures.h's key
+  const char* key;   // client/report/report_figures.h's key
   const char* what;  // "server CPU per RPC"
 };
 constexpr VerdictFigure kVerdictFigures[] = {{"server_cpu_us_per_rpc", "server CPU per RPC"}, {"qps", "QPS"}};

@@ -6,9 +6,9 @@
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
 #include "client/noise_guard.h"
-#include "client/report_figures.h"
-#include "client/report_renderers.h"
-#include "client/report_verdict.h"
+#include "client/report/report_figures.h"
+#include "client/report/report_renderers.h"
+#include "client/report/report_verdict.h"
 #include "core/request.h"
 
 namespace reco {

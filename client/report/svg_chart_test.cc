@@ -1,4 +1,4 @@
-#include "client/svg_chart.h"
+#include "client/report/svg_chart.h"
 
 #include <cmath>
 

@@ -1,5 +1,5 @@
 // See svg_chart.h.
-#include "client/svg_chart.h"
+#include "client/report/svg_chart.h"
 
 #include <algorithm>
 #include <cmath>

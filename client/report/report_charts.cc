@@ -1,10 +1,10 @@
 // See report_charts.h.
-#include "client/report_charts.h"
+#include "client/report/report_charts.h"
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
-#include "client/report_figures.h"
-#include "client/svg_chart.h"
+#include "client/report/report_figures.h"
+#include "client/report/svg_chart.h"
 
 namespace reco {
 namespace {

@@ -1,5 +1,5 @@
 // See requirement.h.
-#include "client/requirement.h"
+#include "client/report/requirement.h"
 
 #include <cmath>
 #include <optional>
@@ -11,7 +11,7 @@
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
 #include "absl/strings/str_split.h"
-#include "client/report_figures.h"
+#include "client/report/report_figures.h"
 
 namespace reco {
 namespace {

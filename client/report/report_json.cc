@@ -6,9 +6,9 @@
 
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
-#include "client/report_proto.h"
-#include "client/report_reader.h"
-#include "client/report_renderers.h"
+#include "client/report/report_proto.h"
+#include "client/report/report_reader.h"
+#include "client/report/report_renderers.h"
 
 namespace reco {
 

@@ -1,5 +1,5 @@
 // See report_figures.h.
-#include "client/report_figures.h"
+#include "client/report/report_figures.h"
 
 #include <algorithm>
 

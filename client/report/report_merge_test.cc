@@ -1,11 +1,11 @@
 // The JSON round trip (RenderJson -> ParseReportJson) and MergeReports: a run split
 // in two halves, each written to JSON, read back and merged, must equal the unsplit
 // run exactly -- histograms bucket by bucket, counts, percentiles.
-#include "client/report_merge.h"
+#include "client/report/report_merge.h"
 
 #include "absl/strings/str_join.h"
-#include "client/report_reader.h"
-#include "client/report_renderers.h"
+#include "client/report/report_reader.h"
+#include "client/report/report_renderers.h"
 #include "gtest/gtest.h"
 #include "nlohmann/json.hpp"
 
