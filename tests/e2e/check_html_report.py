@@ -5,7 +5,7 @@
 DOM.html is chromium's --dump-dom of the report of two targets (heap, arena_pool),
 both with server figures: it must open with the verdict line for arena_pool (the
 same words as the last line of TABLE.txt, reco_load's terminal table), then hold the
-six SVG charts by their ids (client/report_charts.h) with their bars, lines and
+six SVG charts by their ids (client/report/report_charts.h) with their bars, lines and
 round dots, the warnings (if any) folded in a <details> below the charts, both
 target names and no script. SCREENSHOT.png is chromium's screenshot at 1,400 px
 wide: decoded here (no image library needed), its first 900 rows (the first screen)

@@ -9,7 +9,7 @@
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "client/machine_cpu.h"
-#include "client/report_renderers.h"
+#include "client/report/report_renderers.h"
 #include "client/request_set.h"
 #include "core/catalogue.h"
 #include "core/message_store.h"
