@@ -12,10 +12,10 @@
 #include "absl/strings/str_join.h"
 #include "client/request_template.h"
 #include "client/target_link.h"
-#include "core/json_message.h"
-#include "core/method_schema.h"
-#include "core/proto_schema.h"
 #include "rpc/reflection_schema.h"
+#include "schema/json_message.h"
+#include "schema/method_schema.h"
+#include "schema/proto_schema.h"
 
 namespace reco {
 namespace {

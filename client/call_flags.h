@@ -31,7 +31,7 @@
 
 #include "absl/status/statusor.h"
 #include "client/load_options.h"
-#include "core/request_data.h"
+#include "schema/request_data.h"
 
 namespace reco {
 

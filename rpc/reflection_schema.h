@@ -2,7 +2,7 @@
 // server reflection -- what reco_load uses when neither --proto nor --protoset is given.
 //
 // It asks for the file that defines the service, then for each import the server did
-// not send with it, by file name, until the files build (core/proto_schema.h). It
+// not send with it, by file name, until the files build (schema/proto_schema.h). It
 // speaks grpc.reflection.v1 and falls back to v1alpha on UNIMPLEMENTED (gRPC 1.51's
 // C++ servers serve v1alpha only). The protocol's few messages are encoded and decoded
 // by hand with protobuf's wire-format helpers: Debian installs neither reflection.proto
@@ -32,7 +32,7 @@
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
 #include "absl/time/time.h"
-#include "core/proto_schema.h"
+#include "schema/proto_schema.h"
 
 namespace reco {
 

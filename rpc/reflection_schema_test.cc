@@ -20,10 +20,10 @@
 #include <grpcpp/server_builder.h>
 
 #include "core/byte_buffer_bytes.h"
-#include "core/method_schema.h"
 #include "feed.grpc.pb.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
+#include "schema/method_schema.h"
 
 namespace reco {
 namespace {

@@ -29,7 +29,7 @@ runtime=(
   build-essential cmake pkg-config
   libgrpc++-dev libgrpc-dev protobuf-compiler-grpc libprotobuf-dev protobuf-compiler
   libabsl-dev libbenchmark-dev libgtest-dev nlohmann-json3-dev
-  libprotoc-dev  # core/proto_schema.cc parses a user's .proto files at run time (protobuf's compiler library)
+  libprotoc-dev  # schema/proto_schema.cc parses a user's .proto files at run time (protobuf's compiler library)
   prometheus-cpp-dev  # reco_server --metrics_listen: the Prometheus text format over HTTP (server/metrics_endpoint.h)
   libssl-dev  # rpc/pem_file.cc judges TLS certificate and key files with OpenSSL (gRPC's own TLS library)
   ccache  # every build's compiler launcher (cmake/CompilerCache.cmake): a rebuild of unchanged sources is a cache hit

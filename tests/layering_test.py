@@ -8,14 +8,17 @@ The layers, lowest first (a folder may include its own files and those listed):
                     is copied alone, under any folder name (PATTERNS_RULE below)
   proto             nothing of the project's
   core              proto, patterns
+  schema            nothing of the project's (a user's service known at run time:
+                    .proto files, protosets, the --call method, JSON into messages);
+                    its tests may use core/test_util.h
   cli               nothing of the project's (every main's --version and flag parsing:
                     cli/build_info.h, cli/flag_parse.h)
-  rpc               core, proto (the RPC utilities server and client share; core for
-                    reading a reply's bytes, core/byte_buffer_bytes.h, and for the
-                    schema server reflection fills, core/proto_schema.h)
+  rpc               core, schema, proto (the RPC utilities server and client share; core
+                    for reading a reply's bytes, core/byte_buffer_bytes.h; schema for
+                    what server reflection fills, schema/proto_schema.h)
   server            core, rpc, patterns, proto, cli
-  client            core, rpc, patterns, proto, cli
-  tools             core, patterns, proto, cli
+  client            core, schema, rpc, patterns, proto, cli
+  tools             core, schema, patterns, proto, cli
   bench             core, patterns, proto, server (a benchmark of the server's own
                     measurement, measure_cost_bench.cc; nothing includes bench/)
   examples          nothing of the project's folders by path: an example builds alone
@@ -55,16 +58,17 @@ import os
 import re
 import sys
 
-OWN_FOLDERS = {"proto", "patterns", "core", "cli", "rpc", "server", "client", "tools", "bench", "stats", "tests",
-               "fuzz", "sanitizers", "examples"}
+OWN_FOLDERS = {"proto", "patterns", "core", "schema", "cli", "rpc", "server", "client", "tools", "bench", "stats",
+               "tests", "fuzz", "sanitizers", "examples"}
 ALLOWED = {
     "patterns": set(),
     "core": {"core", "proto", "patterns"},
+    "schema": {"schema"},
     "cli": {"cli"},
-    "rpc": {"rpc", "core", "proto"},
+    "rpc": {"rpc", "core", "schema", "proto"},
     "server": {"server", "core", "rpc", "patterns", "proto", "cli"},
-    "client": {"client", "core", "rpc", "patterns", "proto", "cli"},
-    "tools": {"tools", "core", "patterns", "proto", "cli"},
+    "client": {"client", "core", "schema", "rpc", "patterns", "proto", "cli"},
+    "tools": {"tools", "core", "schema", "patterns", "proto", "cli"},
     "bench": {"bench", "core", "patterns", "proto", "server"},
     "examples": set(),
     "stats": {"stats", "core", "proto"},
@@ -76,13 +80,9 @@ STATS_PUBLIC_HEADER = "stats/server_stats.h"
 # core's floors, lowest first; a name is a file's stem (x for core/x.h and core/x.cc).
 CORE_FLOORS = [
     # The ground floor: the request's rules, and files that include no core file.
-    ["request", "splitmix", "allocation_counter", "latency_histogram", "byte_buffer_bytes", "message_store",
-     # a user's own service, known at run time (.proto, protoset, reflection), and JSON into its messages
-     "proto_schema", "json_message"],
+    ["request", "splitmix", "allocation_counter", "latency_histogram", "byte_buffer_bytes", "message_store"],
     # Built on the ground floor: item text, the histogram's proto form, the reply budget's estimate.
-    ["item_generator", "histogram_proto", "reply_memory",
-     # the --call method in a schema; the requests read for it
-     "method_schema", "request_data"],
+    ["item_generator", "histogram_proto", "reply_memory"],
     # What a reply is made of: the catalogue's items and the per-request parts (scores_wire:
     # the scores' bytes written by hand from reply_parts' values).
     ["catalogue", "reply_parts", "scores_wire"],
@@ -95,7 +95,8 @@ CORE_FLOORS = [
 CLIENT_REPORT_USERS = {"reco_load.cc"}
 CLIENT_REPORT_INCLUDE = re.compile(r'^\s*#\s*include\s+"client/report/')
 # Tests of a layer may also use the layers' test helpers below them.
-TEST_EXTRA = {"stats": {"patterns"}}
+# (schema's tests write their .proto files in core/test_util.h's temporary folders.)
+TEST_EXTRA = {"stats": {"patterns"}, "schema": {"core"}}
 # What patterns/ may include besides its own files (PATTERNS_RULE).
 LIBRARY_PREFIXES = ("absl/", "google/", "grpc/", "grpcpp/", "gtest/", "gmock/")
 GENERATED = {"feed.pb.h", "feed.grpc.pb.h"}

@@ -18,10 +18,10 @@
 #include "absl/strings/str_split.h"
 #include "cli/flag_parse.h"
 #include "core/allocation_ledger.h"
-#include "core/json_message.h"
 #include "core/message_ledger.h"
-#include "core/proto_schema.h"
 #include "core/request.h"
+#include "schema/json_message.h"
+#include "schema/proto_schema.h"
 #include "tools/ledger_format.h"
 
 ABSL_FLAG(int64_t, items, 200, "Items in the response, 0 to 10000 (0 means the service default, 200).");

@@ -1,5 +1,5 @@
 // See json_message.h.
-#include "core/json_message.h"
+#include "schema/json_message.h"
 
 #include <algorithm>
 #include <string>

@@ -1,5 +1,5 @@
 // See proto_schema.h.
-#include "core/proto_schema.h"
+#include "schema/proto_schema.h"
 
 #include <algorithm>
 #include <cstring>

@@ -1,12 +1,12 @@
 // ParseCallFlag and FindUnaryMethod: --call's forms, and each way it can miss.
-#include "core/method_schema.h"
+#include "schema/method_schema.h"
 
 #include <string>
 #include <tuple>
 
-#include "core/proto_schema.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
+#include "schema/proto_schema.h"
 
 namespace reco {
 namespace {

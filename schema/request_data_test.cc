@@ -1,6 +1,6 @@
 // SerializedRequests: the request bytes from --data, --data_file (JSON, JSON Lines,
 // binary) or nothing, and each bad input named by its flag (and line).
-#include "core/request_data.h"
+#include "schema/request_data.h"
 
 #include <string>
 #include <vector>

@@ -1,15 +1,15 @@
 // ParseJsonMessage: JSON that fits the type becomes the message; JSON that does not
 // is refused with the field named, at any depth.
-#include "core/json_message.h"
+#include "schema/json_message.h"
 
 #include <memory>
 #include <string>
 
-#include "core/proto_schema.h"
 #include "core/test_util.h"
 #include "feed.pb.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
+#include "schema/proto_schema.h"
 
 namespace reco {
 namespace {

@@ -1,6 +1,6 @@
 // LoadProtoFiles (--proto), LoadProtoset (--protoset) and FromFileDescriptorProtos: the
 // schema found, and each bad input's message naming its flag and where.
-#include "core/proto_schema.h"
+#include "schema/proto_schema.h"
 
 #include <algorithm>
 #include <cstdlib>
@@ -84,13 +84,13 @@ message Tick { google.protobuf.Timestamp at = 1; }
 // schema's own messages.
 TEST(LoadProtoFiles, FindsARelativeNameUnderAnImportPath) {
   absl::StatusOr<ProtoSchema> schema =
-      LoadProtoFiles({"feed.proto"}, {RECO_SOURCE_DIR "/core", RECO_SOURCE_DIR "/patterns/testing"});
+      LoadProtoFiles({"feed.proto"}, {RECO_SOURCE_DIR "/schema", RECO_SOURCE_DIR "/patterns/testing"});
   ASSERT_TRUE(schema.ok()) << schema.status();
   EXPECT_NE(schema->FindMessage("feed.v1.FeedResponse"), nullptr);
   const std::vector<std::string> messages = schema->Messages();
   ASSERT_FALSE(messages.empty());
   EXPECT_EQ(messages.front(), "feed.v1.FeedRequest");
-  absl::StatusOr<ProtoSchema> missing = LoadProtoFiles({"feed.proto"}, {RECO_SOURCE_DIR "/core"});
+  absl::StatusOr<ProtoSchema> missing = LoadProtoFiles({"feed.proto"}, {RECO_SOURCE_DIR "/schema"});
   ASSERT_FALSE(missing.ok());
   EXPECT_NE(missing.status().message().find("nor under any --import_path"), std::string::npos) << missing.status();
 }

@@ -1,5 +1,5 @@
 // See request_data.h.
-#include "core/request_data.h"
+#include "schema/request_data.h"
 
 #include <cerrno>
 #include <cstring>
@@ -16,7 +16,7 @@
 #include "absl/strings/ascii.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
-#include "core/json_message.h"
+#include "schema/json_message.h"
 
 namespace reco {
 namespace {

@@ -25,8 +25,8 @@
 // Thread-safety: a loaded schema is immutable; its finders and the descriptors they
 // return may be used from any thread. Descriptors (and messages made from them) must
 // not outlive the schema. Movable, not copyable.
-#ifndef ARENA_GRPC_CORE_PROTO_SCHEMA_H_
-#define ARENA_GRPC_CORE_PROTO_SCHEMA_H_
+#ifndef ARENA_GRPC_SCHEMA_PROTO_SCHEMA_H_
+#define ARENA_GRPC_SCHEMA_PROTO_SCHEMA_H_
 
 #include <memory>
 #include <string>
@@ -87,4 +87,4 @@ absl::StatusOr<ProtoSchema> LoadProtoset(const std::string& path);
 
 }  // namespace reco
 
-#endif  // ARENA_GRPC_CORE_PROTO_SCHEMA_H_
+#endif  // ARENA_GRPC_SCHEMA_PROTO_SCHEMA_H_

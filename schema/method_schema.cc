@@ -1,5 +1,5 @@
 // See method_schema.h.
-#include "core/method_schema.h"
+#include "schema/method_schema.h"
 
 #include <vector>
 

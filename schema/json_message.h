@@ -1,6 +1,6 @@
 // ParseJsonMessage: JSON text -> a protobuf message of a type known only at run time
 // (a DynamicMessage from a ProtoSchema, or a generated one), with errors that name the
-// field. reco_load reads its requests this way (core/request_data.h) and the ledger its
+// field. reco_load reads its requests this way (schema/request_data.h) and the ledger its
 // sample reply.
 //
 // protobuf's JSON parser (util/json_util.h) says "acount: Cannot find field." for a
@@ -26,8 +26,8 @@
 //
 // Thread-safety: a pure function. The message is made by prototype.New(): a dynamic
 // message must not outlive the factory (and schema) its prototype came from.
-#ifndef ARENA_GRPC_CORE_JSON_MESSAGE_H_
-#define ARENA_GRPC_CORE_JSON_MESSAGE_H_
+#ifndef ARENA_GRPC_SCHEMA_JSON_MESSAGE_H_
+#define ARENA_GRPC_SCHEMA_JSON_MESSAGE_H_
 
 #include <memory>
 
@@ -50,4 +50,4 @@ absl::StatusOr<std::unique_ptr<google::protobuf::Message>> ParseJsonMessage(cons
 
 }  // namespace reco
 
-#endif  // ARENA_GRPC_CORE_JSON_MESSAGE_H_
+#endif  // ARENA_GRPC_SCHEMA_JSON_MESSAGE_H_

@@ -1,5 +1,5 @@
 // RequestData and SerializedRequests: the request bytes reco_load sends to a method it
-// knows only from a schema (core/method_schema.h), read from its flags:
+// knows only from a schema (schema/method_schema.h), read from its flags:
 //   --data JSON                   one request, JSON;
 //   --data_file FILE              JSON: one object (it may span lines), or JSON Lines
 //                                 (one object per line, blank lines skipped): several
@@ -15,11 +15,11 @@
 //       reco::SerializedRequests(method.request, data);   // one request's bytes
 //
 // Every error is INVALID_ARGUMENT naming the flag, the line for JSON Lines, and the
-// field for JSON that does not fit the type (core/json_message.h).
+// field for JSON that does not fit the type (schema/json_message.h).
 //
 // Thread-safety: pure functions (SerializedRequests reads the file).
-#ifndef ARENA_GRPC_CORE_REQUEST_DATA_H_
-#define ARENA_GRPC_CORE_REQUEST_DATA_H_
+#ifndef ARENA_GRPC_SCHEMA_REQUEST_DATA_H_
+#define ARENA_GRPC_SCHEMA_REQUEST_DATA_H_
 
 #include <optional>
 #include <string>
@@ -49,4 +49,4 @@ absl::StatusOr<std::vector<std::string>> SerializedRequests(const google::protob
 
 }  // namespace reco
 
-#endif  // ARENA_GRPC_CORE_REQUEST_DATA_H_
+#endif  // ARENA_GRPC_SCHEMA_REQUEST_DATA_H_

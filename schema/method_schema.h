@@ -1,5 +1,5 @@
 // MethodSchema: the gRPC method reco_load's `--call package.Service/Method` names, found
-// in a ProtoSchema (core/proto_schema.h): its wire path and its request and reply
+// in a ProtoSchema (schema/proto_schema.h): its wire path and its request and reply
 // types, checked to be unary (the only kind reco_load drives).
 //
 // Example:
@@ -15,8 +15,8 @@
 //
 // Thread-safety: pure functions. A MethodSchema points into its ProtoSchema and must
 // not outlive it.
-#ifndef ARENA_GRPC_CORE_METHOD_SCHEMA_H_
-#define ARENA_GRPC_CORE_METHOD_SCHEMA_H_
+#ifndef ARENA_GRPC_SCHEMA_METHOD_SCHEMA_H_
+#define ARENA_GRPC_SCHEMA_METHOD_SCHEMA_H_
 
 #include <string>
 #include <utility>
@@ -25,7 +25,7 @@
 
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
-#include "core/proto_schema.h"
+#include "schema/proto_schema.h"
 
 namespace reco {
 
@@ -48,4 +48,4 @@ absl::StatusOr<MethodSchema> FindUnaryMethod(const ProtoSchema& schema, absl::st
 
 }  // namespace reco
 
-#endif  // ARENA_GRPC_CORE_METHOD_SCHEMA_H_
+#endif  // ARENA_GRPC_SCHEMA_METHOD_SCHEMA_H_
