@@ -13,6 +13,7 @@
 #include "grpcpp/grpcpp.h"
 #include "gtest/gtest.h"
 #include "testing/feed_builder.h"
+#include "testing/local_server.h"
 #include "testing/malloc_counter.h"
 #include "testing/message_tree.h"
 
@@ -63,16 +64,8 @@ class ObservingFeed final : public feed::v1::Feed::CallbackService {
 // Starts `service` on 127.0.0.1 with an ephemeral port, sends `rpcs` requests and
 // checks every response against a locally built one.
 void ServeAndCall(ObservingFeed* service, int rpcs) {
-  grpc::ServerBuilder builder;
-  int port = 0;
-  builder.AddListeningPort("127.0.0.1:0", grpc::InsecureServerCredentials(), &port);
-  builder.RegisterService(service);
-  std::unique_ptr<grpc::Server> server = builder.BuildAndStart();
-  ASSERT_NE(server, nullptr);
-  ASSERT_NE(port, 0);
-
-  auto stub = feed::v1::Feed::NewStub(
-      grpc::CreateChannel("127.0.0.1:" + std::to_string(port), grpc::InsecureChannelCredentials()));
+  testing::LocalServer served([&](grpc::ServerBuilder* builder) { builder->RegisterService(service); });
+  ASSERT_TRUE(served.started());
   for (int i = 0; i < rpcs; ++i) {
     FeedRequest request;
     request.set_user_id("user-with-a-long-identifier-" + std::to_string(i));  // > 15 bytes
@@ -80,14 +73,12 @@ void ServeAndCall(ObservingFeed* service, int rpcs) {
     FeedResponse response;
     grpc::ClientContext ctx;
     ctx.set_deadline(std::chrono::system_clock::now() + std::chrono::seconds(10));
-    grpc::Status status = stub->GetFeed(&ctx, request, &response);
+    grpc::Status status = served.stub()->GetFeed(&ctx, request, &response);
     ASSERT_TRUE(status.ok()) << status.error_message();
     FeedResponse expected;
     testing::FillFeed(request, &expected);
     EXPECT_TRUE(google::protobuf::util::MessageDifferencer::Equals(response, expected)) << "rpc " << i;
   }
-  server->Shutdown();
-  server->Wait();
 }
 
 TEST(ArenaMessageAllocatorTest, HandlerSeesRequestAndResponseOnOneArena) {

@@ -19,6 +19,7 @@
 #include "feed.grpc.pb.h"
 #include "gtest/gtest.h"
 #include "testing/feed_pages.h"
+#include "testing/local_server.h"
 #include "testing/malloc_counter.h"
 #include "testing/parking_interceptor.h"
 
@@ -92,35 +93,24 @@ class PagedFeed final : public feed::v1::Feed::CallbackService {
   }
 };
 
+// A served Feed and its stub; Stop() returns once every stream is done (no reactor
+// touches the pool any more).
 struct TestServer {
-  explicit TestServer(grpc::Service* service, Parking* parking = nullptr) {
-    grpc::ServerBuilder builder;
-    int port = 0;
-    builder.AddListeningPort("127.0.0.1:0", grpc::InsecureServerCredentials(), &port);
-    builder.RegisterService(service);
-    if (parking != nullptr) builder.experimental().SetInterceptorCreators(parking->InterceptorCreators());
-    server = builder.BuildAndStart();
-    EXPECT_NE(server, nullptr);
-    stub = feed::v1::Feed::NewStub(
-        grpc::CreateChannel("127.0.0.1:" + std::to_string(port), grpc::InsecureChannelCredentials()));
+  explicit TestServer(grpc::Service* service, Parking* parking = nullptr)
+      : served([&](grpc::ServerBuilder* builder) {
+          builder->RegisterService(service);
+          if (parking != nullptr) builder->experimental().SetInterceptorCreators(parking->InterceptorCreators());
+        }) {
+    EXPECT_TRUE(served.started());
   }
-  ~TestServer() { Stop(); }
-
-  // Waits until every stream is done: no reactor touches the pool any more.
-  void Stop() {
-    if (server == nullptr) return;
-    server->Shutdown(std::chrono::system_clock::now() + std::chrono::seconds(30));
-    server->Wait();
-    server.reset();
-  }
+  void Stop() { served.Stop(); }
 
   // Reads every page of one StreamFeed call.
   grpc::Status Read(const FeedRequest& request, std::vector<FeedResponse>* pages) {
-    return testing::ReadAllPages(stub.get(), request, pages);
+    return testing::ReadAllPages(served.stub(), request, pages);
   }
 
-  std::unique_ptr<grpc::Server> server;
-  std::unique_ptr<feed::v1::Feed::Stub> stub;
+  testing::LocalServer served;
 };
 
 std::vector<std::string> AllBytes(const std::vector<FeedResponse>& pages) {

@@ -25,6 +25,7 @@
 #include "google/protobuf/util/message_differencer.h"
 #include "gtest/gtest.h"
 #include "testing/feed_builder.h"
+#include "testing/local_server.h"
 #include "testing/malloc_counter.h"
 
 namespace reco::patterns {
@@ -161,27 +162,24 @@ class AsyncFeedServer {
                     std::lock_guard<std::mutex> lock(mu_);
                     builds_.push_back({cost, response->GetArena() != nullptr});
                     return grpc::Status::OK;
-                  }) {
-    grpc::ServerBuilder builder;
-    int port = 0;
-    builder.AddListeningPort("127.0.0.1:0", grpc::InsecureServerCredentials(), &port);
-    builder.RegisterService(&service_);
-    threads_ = std::make_unique<ServingThreads>(&builder, threads);
-    server_ = builder.BuildAndStart();
-    GPR_ASSERT(server_ != nullptr);
+                  }),
+        served_([&](grpc::ServerBuilder* builder) {
+          builder->RegisterService(&service_);
+          threads_ = std::make_unique<ServingThreads>(builder, threads);
+        }) {
+    GPR_ASSERT(served_.started());
     threads_->Start([this](ServingQueue* queue) { get_feed_.Arm(queue); });
-    stub_ = Feed::NewStub(grpc::CreateChannel("127.0.0.1:" + std::to_string(port), grpc::InsecureChannelCredentials()));
   }
   ~AsyncFeedServer() { Stop(); }
 
   // Every call has ended and given its arena back when this returns.
   void Stop() {
-    if (server_ == nullptr) return;
-    threads_->Stop(server_.get(), In(10));
-    server_.reset();
+    if (served_.server() == nullptr) return;
+    threads_->Stop(served_.server(), In(10));
+    served_.Stop();
   }
 
-  Feed::Stub* stub() { return stub_.get(); }
+  Feed::Stub* stub() { return served_.stub(); }
   std::vector<Build> builds() {
     std::lock_guard<std::mutex> lock(mu_);
     return builds_;
@@ -190,9 +188,8 @@ class AsyncFeedServer {
  private:
   Feed::AsyncService service_;
   GetFeedMethod get_feed_;
-  std::unique_ptr<ServingThreads> threads_;
-  std::unique_ptr<grpc::Server> server_;
-  std::unique_ptr<Feed::Stub> stub_;
+  std::unique_ptr<ServingThreads> threads_;  // made while served_ is built
+  testing::LocalServer served_;
   std::mutex mu_;
   std::vector<Build> builds_;
 };
@@ -339,16 +336,14 @@ TEST(AsyncArenaCallServerTest, AHandlerSeesItsClientLeaveWhileItBuilds) {
                            saw_cancel = AsyncCallCancelled();
                            return grpc::Status(grpc::StatusCode::CANCELLED, "the client left");
                          });
-  grpc::ServerBuilder builder;
-  int port = 0;
-  builder.AddListeningPort("127.0.0.1:0", grpc::InsecureServerCredentials(), &port);
-  builder.RegisterService(&service);
-  ServingThreads threads(&builder, 1);
-  std::unique_ptr<grpc::Server> server = builder.BuildAndStart();
-  ASSERT_NE(server, nullptr);
-  threads.Start([&](ServingQueue* queue) { get_feed.Arm(queue); });
-  auto stub =
-      Feed::NewStub(grpc::CreateChannel("127.0.0.1:" + std::to_string(port), grpc::InsecureChannelCredentials()));
+  std::unique_ptr<ServingThreads> threads;
+  testing::LocalServer served([&](grpc::ServerBuilder* builder) {
+    builder->RegisterService(&service);
+    threads = std::make_unique<ServingThreads>(builder, 1);
+  });
+  ASSERT_TRUE(served.started());
+  threads->Start([&](ServingQueue* queue) { get_feed.Arm(queue); });
+  Feed::Stub* stub = served.stub();
 
   grpc::ClientContext leaving;
   FeedRequest leaves = RequestFor(1);
@@ -372,7 +367,7 @@ TEST(AsyncArenaCallServerTest, AHandlerSeesItsClientLeaveWhileItBuilds) {
   ASSERT_TRUE(status.ok()) << status.error_message();
   ExpectSame(reply, RequestFor(2), "the call after");
   EXPECT_TRUE(saw_cancel) << "the handler built on for 30 s: it never saw its client leave";
-  threads.Stop(server.get(), In(10));
+  threads->Stop(served.server(), In(10));
   EXPECT_EQ(allocator.stats().released, allocator.stats().allocated);
 }
 
@@ -405,13 +400,12 @@ class FinishSerializationTest : public ::testing::Test {
   Outcome Serve(bool clobber_before_finish) {
     Outcome out;
     Feed::AsyncService service;
-    grpc::ServerBuilder builder;
-    int port = 0;
-    builder.AddListeningPort("127.0.0.1:0", grpc::InsecureServerCredentials(), &port);
-    builder.RegisterService(&service);
-    std::unique_ptr<grpc::ServerCompletionQueue> cq = builder.AddCompletionQueue();
-    std::unique_ptr<grpc::Server> server = builder.BuildAndStart();
-    EXPECT_NE(server, nullptr);
+    std::unique_ptr<grpc::ServerCompletionQueue> cq;
+    testing::LocalServer served([&](grpc::ServerBuilder* builder) {
+      builder->RegisterService(&service);
+      cq = builder->AddCompletionQueue();
+    });
+    EXPECT_TRUE(served.started());
 
     BlockArena arena(512 * 1024);
     auto* request = google::protobuf::Arena::CreateMessage<FeedRequest>(arena.get());
@@ -423,11 +417,9 @@ class FinishSerializationTest : public ::testing::Test {
 
     grpc::Status client_status;
     std::thread client([&] {
-      auto stub =
-          Feed::NewStub(grpc::CreateChannel("127.0.0.1:" + std::to_string(port), grpc::InsecureChannelCredentials()));
       grpc::ClientContext client_context;
       client_context.set_deadline(In(30));
-      client_status = stub->GetFeed(&client_context, RequestFor(1), &out.received);
+      client_status = served.stub()->GetFeed(&client_context, RequestFor(1), &out.received);
     });
     auto next = [&](void* want) {
       void* tag = nullptr;
@@ -464,7 +456,7 @@ class FinishSerializationTest : public ::testing::Test {
     client.join();
     EXPECT_TRUE(client_status.ok()) << client_status.error_message();
 
-    server->Shutdown(In(10));
+    served.server()->Shutdown(In(10));
     cq->Shutdown();
     void* tag = nullptr;
     bool ok = false;

@@ -21,6 +21,7 @@
 #include "feed.grpc.pb.h"
 #include "gtest/gtest.h"
 #include "testing/feed_pages.h"
+#include "testing/local_server.h"
 #include "testing/malloc_counter.h"
 #include "testing/parking_interceptor.h"
 
@@ -72,17 +73,12 @@ class FeedWriter final : public AsyncArenaWriter<FeedRequest, FeedResponse> {
 class AsyncServer {
  public:
   explicit AsyncServer(std::function<void(AsyncServer*)> after_event = nullptr, Parking* parking = nullptr)
-      : after_event_(std::move(after_event)) {
-    grpc::ServerBuilder builder;
-    int port = 0;
-    builder.AddListeningPort("127.0.0.1:0", grpc::InsecureServerCredentials(), &port);
-    builder.RegisterService(&service_);
-    if (parking != nullptr) builder.experimental().SetInterceptorCreators(parking->InterceptorCreators());
-    cq_ = builder.AddCompletionQueue();
-    server_ = builder.BuildAndStart();
-    EXPECT_NE(server_, nullptr);
-    stub_ = feed::v1::Feed::NewStub(
-        grpc::CreateChannel("127.0.0.1:" + std::to_string(port), grpc::InsecureChannelCredentials()));
+      : after_event_(std::move(after_event)), served_([&](grpc::ServerBuilder* builder) {
+          builder->RegisterService(&service_);
+          if (parking != nullptr) builder->experimental().SetInterceptorCreators(parking->InterceptorCreators());
+          cq_ = builder->AddCompletionQueue();
+        }) {
+    EXPECT_TRUE(served_.started());
     (new FeedWriter(&service_, cq_.get(), &arenas, &log))->Start();
     loop_ = std::thread([this] {
       void* tag = nullptr;
@@ -99,16 +95,18 @@ class AsyncServer {
   // Shuts the server down (the waiting FeedWriter gets its tag with ok false and
   // deletes itself), then the queue; returns when its thread has drained it.
   void Stop() {
-    if (server_ == nullptr) return;
-    server_->Shutdown(std::chrono::system_clock::now() + std::chrono::seconds(30));
+    if (!loop_.joinable()) return;
+    if (served_.server() != nullptr) {
+      served_.server()->Shutdown(std::chrono::system_clock::now() + testing::LocalServer::kShutdownGrace);
+    }
     cq_->Shutdown();
     loop_.join();
-    server_.reset();
+    served_.Stop();
   }
 
   // Reads every page of one StreamFeed call.
   grpc::Status Read(const FeedRequest& request, std::vector<FeedResponse>* pages) {
-    return testing::ReadAllPages(stub_.get(), request, pages);
+    return testing::ReadAllPages(served_.stub(), request, pages);
   }
 
   IdlePool<BlockArena> arenas{8};  // declared before the server: outlives it
@@ -118,8 +116,7 @@ class AsyncServer {
   std::function<void(AsyncServer*)> after_event_;
   feed::v1::Feed::AsyncService service_;
   std::unique_ptr<grpc::ServerCompletionQueue> cq_;
-  std::unique_ptr<grpc::Server> server_;
-  std::unique_ptr<feed::v1::Feed::Stub> stub_;
+  testing::LocalServer served_;  // after the service and queue it is built with
   std::thread loop_;
 };
 

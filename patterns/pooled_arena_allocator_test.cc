@@ -15,6 +15,7 @@
 #include "grpcpp/grpcpp.h"
 #include "gtest/gtest.h"
 #include "testing/feed_builder.h"
+#include "testing/local_server.h"
 #include "testing/malloc_counter.h"
 #include "testing/message_tree.h"
 
@@ -326,26 +327,19 @@ TEST(PooledArenaAllocatorServerTest, ShortTextRepliesCostNoMallocToBuildOrReleas
   CountingAllocator counting(&allocator);
   CountingFeed service;
   service.SetMessageAllocatorFor_GetFeed(&counting);
-  grpc::ServerBuilder builder;
-  int port = 0;
-  builder.AddListeningPort("127.0.0.1:0", grpc::InsecureServerCredentials(), &port);
-  builder.RegisterService(&service);
-  std::unique_ptr<grpc::Server> server = builder.BuildAndStart();
-  ASSERT_NE(server, nullptr);
-  auto stub = feed::v1::Feed::NewStub(
-      grpc::CreateChannel("127.0.0.1:" + std::to_string(port), grpc::InsecureChannelCredentials()));
+  testing::LocalServer served([&](grpc::ServerBuilder* builder) { builder->RegisterService(&service); });
+  ASSERT_TRUE(served.started());
   FeedResponse expected;
   FillFeed(ShortTextRequest(), &expected);
   for (int i = 0; i < kWarmup + kRpcs; ++i) {
     grpc::ClientContext context;
     context.set_deadline(std::chrono::system_clock::now() + std::chrono::seconds(60));
     FeedResponse reply;
-    grpc::Status status = stub->GetFeed(&context, ShortTextRequest(), &reply);
+    grpc::Status status = served.stub()->GetFeed(&context, ShortTextRequest(), &reply);
     ASSERT_TRUE(status.ok()) << status.error_message();
     ASSERT_EQ(reply.SerializeAsString(), expected.SerializeAsString()) << "rpc " << i;
   }
-  server->Shutdown();
-  server->Wait();  // every call is complete and released
+  served.Stop();  // every call is complete and released
 
   std::vector<CountingAllocator::Costs> costs = counting.costs();
   std::vector<MallocCounts> builds = service.builds();

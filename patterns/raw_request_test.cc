@@ -15,6 +15,7 @@
 #include "feed.grpc.pb.h"
 #include "gtest/gtest.h"
 #include "testing/feed_builder.h"
+#include "testing/local_server.h"
 #include "testing/malloc_counter.h"
 #include "testing/raw_call.h"
 
@@ -92,25 +93,15 @@ class RawFeed final : public feed::v1::Feed::WithRawCallbackMethod_GetFeed<feed:
 
 class RawRequestServerTest : public ::testing::Test {
  protected:
-  void SetUp() override {
-    grpc::ServerBuilder builder;
-    int port = 0;
-    builder.AddListeningPort("127.0.0.1:0", grpc::InsecureServerCredentials(), &port);
-    builder.RegisterService(&service_);
-    server_ = builder.BuildAndStart();
-    ASSERT_NE(server_, nullptr);
-    channel_ = grpc::CreateChannel("127.0.0.1:" + std::to_string(port), grpc::InsecureChannelCredentials());
-  }
-  void TearDown() override { server_->Shutdown(); }
+  void SetUp() override { ASSERT_TRUE(served_.started()); }
 
   // One GetFeed call sending `request_bytes` (nothing at all when nullopt).
   grpc::Status Call(const std::optional<std::string>& request_bytes, std::string* reply) {
-    return testing::CallRawUnary(channel_.get(), "/feed.v1.Feed/GetFeed", request_bytes, reply);
+    return testing::CallRawUnary(served_.channel().get(), "/feed.v1.Feed/GetFeed", request_bytes, reply);
   }
 
   RawFeed service_;
-  std::unique_ptr<grpc::Server> server_;
-  std::shared_ptr<grpc::Channel> channel_;
+  testing::LocalServer served_{[this](grpc::ServerBuilder* builder) { builder->RegisterService(&service_); }};
 };
 
 TEST_F(RawRequestServerTest, ACallThatSendsNoRequestIsRefused) {

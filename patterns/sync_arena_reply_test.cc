@@ -28,6 +28,7 @@
 #include "feed.grpc.pb.h"
 #include "gtest/gtest.h"
 #include "testing/feed_builder.h"
+#include "testing/local_server.h"
 #include "testing/malloc_counter.h"
 #include "testing/message_tree.h"
 #include "testing/raw_call.h"
@@ -358,39 +359,25 @@ class ReusedFeed final : public SyncRawService {
 // A server on 127.0.0.1:0 serving `service`, and calls to it, each with a deadline.
 class Served {
  public:
-  explicit Served(grpc::Service* service) {
-    grpc::ServerBuilder builder;
-    int port = 0;
-    builder.AddListeningPort("127.0.0.1:0", grpc::InsecureServerCredentials(), &port);
-    builder.RegisterService(service);
-    server_ = builder.BuildAndStart();
-    EXPECT_NE(server_, nullptr);
-    if (server_ == nullptr) return;
-    channel_ = grpc::CreateChannel("127.0.0.1:" + std::to_string(port), grpc::InsecureChannelCredentials());
-    stub_ = feed::v1::Feed::NewStub(channel_);
+  explicit Served(grpc::Service* service)
+      : served_([&](grpc::ServerBuilder* builder) { builder->RegisterService(service); }) {
+    EXPECT_TRUE(served_.started());
   }
-  ~Served() {
-    if (server_ == nullptr) return;
-    server_->Shutdown(std::chrono::system_clock::now() + std::chrono::seconds(10));
-    server_->Wait();
-  }
-  bool started() const { return server_ != nullptr; }
+  bool started() const { return served_.started(); }
 
   grpc::Status GetFeed(const FeedRequest& request, FeedResponse* reply) {
     grpc::ClientContext context;
     context.set_deadline(std::chrono::system_clock::now() + std::chrono::seconds(30));
-    return stub_->GetFeed(&context, request, reply);
+    return served_.stub()->GetFeed(&context, request, reply);
   }
 
   // One GetFeed call sending `request_bytes` (nothing at all when nullopt).
   grpc::Status CallRaw(const std::optional<std::string>& request_bytes, std::string* reply) {
-    return testing::CallRawUnary(channel_.get(), "/feed.v1.Feed/GetFeed", request_bytes, reply);
+    return testing::CallRawUnary(served_.channel().get(), "/feed.v1.Feed/GetFeed", request_bytes, reply);
   }
 
  private:
-  std::unique_ptr<grpc::Server> server_;
-  std::shared_ptr<grpc::Channel> channel_;
-  std::unique_ptr<feed::v1::Feed::Stub> stub_;
+  testing::LocalServer served_;
 };
 
 constexpr int kWarmupCalls = 10, kMeasuredCalls = 20;
