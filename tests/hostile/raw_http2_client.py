@@ -256,6 +256,21 @@ def main():
             if c.read_once():
                 break
         os._exit(0)  # no close(), no GOAWAY: the kernel resets the connection
+    elif case == "send_and_leave":
+        # raw_http2_client.py PORT send_and_leave CALLS ITEMS: CALLS calls of ITEMS
+        # realistic items, then the socket closed at once, nothing read and no GOAWAY:
+        # a client that left. A peer that refuses streams past its limit (the edge's
+        # 100) leaves those unsent.
+        big = grpc_frame(request_bytes(items=int(sys.argv[4]), profile=0))
+        sent = 0
+        for _ in range(int(sys.argv[3])):
+            try:
+                c.send(headers(), big)
+                sent += 1
+            except h2.exceptions.TooManyStreamsError:
+                break
+        c.sock.close()
+        out = {"sent": sent, "closed": "client"}
     elif case in ("never_read_flood", "never_read_mix"):
         # raw_http2_client.py PORT never_read_flood STREAMS ITEMS HOLD_SECONDS
         # raw_http2_client.py PORT never_read_mix COUNTxITEMS[,COUNTxITEMS...] HOLD_SECONDS
