@@ -9,22 +9,14 @@
 // is warm (proven on a real server in arena_write_reactor_test.cc).
 //
 // The trap, the lifetime rule: StartWrite() keeps a pointer to the message, and gRPC
-// documents that the message must not be deleted or modified until OnWriteDone
-// (grpcpp/support/server_callback.h:316-318, ServerBidiReactor::StartWrite, which
-// ServerWriteReactor follows: line 584). gRPC 1.51 does serialize inside StartWrite
-// when the reactor is bound to its call and no interceptor is installed, but not
-// always:
-//  - a StartWrite made before gRPC binds the reactor (in its constructor, as gRPC's
-//    route_guide example does) only stores the pointer (server_callback.h:609); the
-//    message is serialized when the handler has returned and gRPC binds the reactor
-//    (impl/codegen/server_callback_handlers.h:484);
-//  - Write() hands gRPC the pointer (SendMessagePtr, server_callback_handlers.h:576),
-//    serialized when the batch is filled (impl/call_op_set.h:321): with a server
-//    interceptor that calls Proceed() later, that is after StartWrite returned.
-// The test changes a message right after StartWrite returns and shows the client
-// receiving the changed message in both cases. So a page's arena goes back to the
-// pool (Reset() then parked) in OnWriteDone and not one line earlier: a stream holds
-// one arena while its write is in flight.
+// documents that it must not be deleted or changed until OnWriteDone. gRPC 1.51 often
+// serializes inside StartWrite, but not for a StartWrite made before gRPC binds the
+// reactor (in its constructor, as route_guide does), nor with a server interceptor
+// that proceeds later: the test changes a page right after StartWrite returns and
+// the client receives the changed page (StartWriteLifetimeTest; docs/patterns.md,
+// section 7). So a page's arena goes back to the pool (Reset() then parked) in
+// OnWriteDone and not one line earlier: a stream holds one arena while a write is in
+// flight.
 //
 // The second trap: protobuf 3.21 gives an arena's initial block to the thread that
 // last called Reset(). OnWriteDone resets on one gRPC thread and the next Take() may

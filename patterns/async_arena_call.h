@@ -7,15 +7,11 @@
 //
 // Why: the async API has no allocator hook -- you hand RequestX the request and
 // Finish the response -- so this does by hand what a callback service's installed
-// allocator does. At arming, a call takes its request and response from a
-// grpc::MessageAllocator -- PooledArenaAllocator for the pooled arena
-// (bounded: a call that finds every pooled arena in use gets a plain one, counted in
-// its stats().unpooled). gRPC parses into that request, the handler builds into that
-// response, and the arena goes back to the pool when the call ends. With a block as
-// big as the reply and strings of 15 bytes or less, the handler's build mallocs
-// nothing (async_arena_call_test.cc). The call's own object, its ServerContext and
-// gRPC's per-call state are still heap allocations: the arena takes the messages off
-// the heap, not the call.
+// allocator does: at arming, a call takes its two messages from a
+// grpc::MessageAllocator (PooledArenaAllocator: bounded, a call that finds every
+// pooled arena in use gets a plain one, counted in stats().unpooled), and gives them
+// back when it ends. The call's own object, its ServerContext and gRPC's per-call
+// state stay heap allocations: the arena takes the messages off the heap, not the call.
 //
 // The trap (protobuf 3.21): an arena's initial block belongs to the thread that last
 // called Reset(); any other thread that allocates on it gets fresh heap blocks.
@@ -26,15 +22,10 @@
 // serves its queue. Several threads on one queue still work, but a call armed on one
 // and served on another builds its whole reply in fresh heap blocks.
 //
-// When the arena may be reset: ServerAsyncResponseWriter::Finish documents only that
-// the reply may be freed once Finish's tag comes back, and that is when a call here
-// releases its arena. Measured on gRPC 1.51 (async_arena_call_test.cc,
-// FinishSerializationTest): Finish serializes the reply into its own buffer before
-// it returns -- the reply's cached size is set and the buffer allocated on the
-// calling thread, and when the arena is Reset() and a different reply built at the
-// same addresses right after Finish returns, the client still gets the original. So the wait costs only arena
-// time; it is kept because it is the documented contract, and that test will say if
-// a later gRPC stops serializing inside Finish.
+// When the arena may be reset: once Finish's tag comes back, the contract gRPC
+// documents. gRPC 1.51 has serialized the reply before Finish returns, so the wait
+// costs only arena time (docs/patterns.md, section 6; FinishSerializationTest in
+// async_arena_call_test.cc says if a later gRPC changes that).
 //
 // Example:
 //   PooledArenaAllocator<FeedRequest, FeedResponse> arenas;   // 512 KiB blocks, at most 64

@@ -9,18 +9,14 @@
 // async_arena_writer_test.cc), where a heap-built page mallocs every sub-message.
 //
 // The lifetime rule differs from the callback API's. ServerAsyncWriter::Write copies:
-// gRPC documents that it takes no reference to the message, "so it is safe to
-// to deallocate once Write returns" (grpcpp/support/async_stream.h:116-117), and
-// gRPC 1.51's code does so -- Write (async_stream.h:874, 886) calls
-// CallOpSendMessage::SendMessage, which serializes at once ("Serialize immediately",
-// impl/call_op_set.h:383), so even an interceptor that calls Proceed() later is
-// handed the bytes, never the message. The test resets the arena and builds another
+// gRPC documents that it takes no reference to the message ("safe to deallocate once
+// Write returns"), and gRPC 1.51 serializes inside Write, so even an interceptor that
+// proceeds later is handed bytes. The test resets the arena and builds another
 // message at the same address right after Write returns, with and without such an
-// interceptor, and the client still receives every page intact. So the arena goes
-// back to the pool as soon as Write returns, not at the write's tag: a call holds no
-// arena while its write is in flight, and the pool needs one arena per thread
-// building at once, not one per stream. (ServerWriteReactor::StartWrite keeps a
-// pointer instead: arena_write_reactor.h.)
+// interceptor, and every page arrives intact. So the arena goes back to the pool as
+// soon as Write returns: the pool needs one arena per thread building at once, not
+// one per stream. (ServerWriteReactor::StartWrite keeps a pointer instead:
+// arena_write_reactor.h.)
 //
 // The trap: protobuf 3.21 gives an arena's initial block to the thread that last
 // called Reset(). With several threads serving completion queues, an arena reset on

@@ -3,30 +3,11 @@
 // takes the request as bytes and gives the reply as bytes, and parses and builds both
 // on a pooled protobuf Arena whose reused block makes the build free of mallocs.
 //
-// Why: the synchronous API has no allocator hook (grpc::MessageAllocator exists for
-// unary callback methods only). A typed sync handler gets a fresh response that gRPC
-// constructs per call without an arena, serializes after the handler returns and then
-// destroys: every sub-message and string of it is a heap malloc and a free. What a
-// sync handler can do about it, measured in docs (patterns, "synchronous API"):
-//  - build on an arena, then response->CopyFrom(built): the copy is a heap build
-//    again (with arrays sized once, so slightly fewer mallocs), on top of the arena
-//    build -- it costs more CPU than building straight into the response;
-//  - reuse a message of your own: with the typed API it needs the same copy into
-//    gRPC's response. With a raw method (below) a reused heap message is the
-//    runner-up: Clear() keeps repeated elements and strings but deletes every
-//    singular sub-message, so those mallocs come back each call. It catches up when
-//    strings are over 15 bytes (it keeps their capacity; an arena frees them at Reset);
-//  - a better malloc (GLIBC_TUNABLES=glibc.malloc.mxfast=0, or an LD_PRELOADed
-//    mimalloc / jemalloc / tcmalloc): no code change, each malloc gets cheaper, their
-//    number stays. mxfast=0's effect depends on the machine; the LD_PRELOADed ones
-//    help the heap options, less than this file does on a server, and little for it;
-//  - THIS FILE, which wins: a raw sync method. The request is parsed and the reply
-//    built on a pooled arena with a reused block, serialized by the handler itself
-//    into ONE gRPC slice (the size computed once, written straight into the slice;
-//    gRPC's own serializer computes it twice), and the arena is Reset. The handler
-//    makes two mallocs per call (the slice and gRPC's byte buffer) where the typed
-//    handler makes one per sub-message and string: the fewest mallocs and the least
-//    CPU per call of these options, see docs.
+// Why a raw method: the synchronous API has no allocator hook, and a typed sync
+// handler's response is gRPC's own heap message, a malloc per sub-message and string.
+// Building on an arena and copying, reusing a message, or a better malloc each do
+// less well than this, measured: docs/patterns.md, section 8. Here the handler makes
+// two mallocs per call (the reply's slice and gRPC's byte buffer).
 // The pool rather than a thread_local arena: gRPC's sync server may start and end
 // handler threads as load changes, and a thread_local block would be made again for
 // every new thread; the pool's blocks outlive threads and are bounded.
