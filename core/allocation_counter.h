@@ -20,6 +20,13 @@
 //   AllocationCounts used = AllocationCounter::ThisThread() - before;
 //   // used.allocs == 1, used.frees == 0, used.bytes == 101
 //
+// Why a second interposer beside patterns/testing/malloc_counter.cc: that one is the
+// patterns' own, for their tests, and travels with patterns/ into other projects, so
+// it counts this thread only and needs nothing else. This one serves the measured
+// processes (reco_server, reco_load, the ledger): it also sums every thread, names the
+// malloc behind it and knows when it is not the one interposing, which the reports
+// need. An executable links one of the two, never both (each defines malloc).
+//
 // Thread-safety: ThisThread() reads the calling thread's counters. Process() may be
 // called from any thread; it sums every thread's counters (threads that exited are
 // included), so under concurrent allocation it is a consistent-enough snapshot, not

@@ -15,6 +15,9 @@
 //   MallocCounts used = MallocCounter::ThisThread() - before;
 //   // used.allocs == 1, used.frees == 0, used.bytes == 101
 //
+// This project's servers count with core/allocation_counter.h instead (every thread,
+// the malloc's name); this one stays small so that patterns/ builds alone.
+//
 // Thread-safety: ThisThread() reads the calling thread's counters, which only that
 // thread writes. Bytes are the bytes asked for, not what the allocator rounded to.
 #ifndef ARENA_GRPC_PATTERNS_TESTING_MALLOC_COUNTER_H_
