@@ -49,8 +49,9 @@ void FillAttachment(uint32_t i, uint32_t j, bool long_text, v1::Attachment* a) {
   a->set_size_bytes(4096 * (uint64_t{i} + 1) + 1000 * j);
 }
 
-// Thread i of every page: a function of i and long_text only (see the header).
-void FillThread(uint32_t i, bool long_text, v1::MailThread* t) {
+}  // namespace
+
+void FillMailThread(uint32_t i, bool long_text, v1::MailThread* t) {
   if (long_text) {
     StrAppend(t->mutable_thread_id(), "thread-inbox-", absl::Dec(i, absl::kZeroPad8));
     StrAppend(t->mutable_subject(), "Re: planning notes for week ", i);
@@ -76,8 +77,6 @@ void FillThread(uint32_t i, bool long_text, v1::MailThread* t) {
   t->set_last_message_unix_ms(kNewestMessageUnixMs - kMinuteMs * i);
   t->set_starred(i % 5 == 0);
 }
-
-}  // namespace
 
 uint32_t ThreadsOnPage(const v1::ListThreadsRequest& request) {
   return request.threads() == 0 ? kDefaultThreads : request.threads();
@@ -106,7 +105,7 @@ void FillThreadPage(const v1::ListThreadsRequest& request, v1::ThreadPage* page)
   page->mutable_threads()->Reserve(static_cast<int>(threads));
   for (uint32_t i = 0; i < threads; ++i) {
     v1::MailThread* thread = page->add_threads();
-    FillThread(i, long_text, thread);
+    FillMailThread(i, long_text, thread);
     unread += thread->counters().unread();
   }
   AppendNextPageToken(threads, long_text, page->mutable_next_page_token());

@@ -53,6 +53,10 @@ grpc::Status CheckListThreadsRequest(const v1::ListThreadsRequest& request);
 // `threads` is clamped to kMaxThreads). Builds on page's arena, if it has one.
 void FillThreadPage(const v1::ListThreadsRequest& request, v1::ThreadPage* page);
 
+// Thread `i` of every page, as FillThreadPage writes it, into an empty `thread`: a
+// function of i and long_text only. WatchInbox streams threads 0, 1, ... with it.
+void FillMailThread(uint32_t i, bool long_text, v1::MailThread* thread);
+
 // The page's next_page_token for a page of `threads` threads, appended to *out. Part
 // of FillThreadPage; the spliced variant writes the same field with it.
 void AppendNextPageToken(uint32_t threads, bool long_text, std::string* out);

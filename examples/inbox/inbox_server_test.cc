@@ -9,6 +9,7 @@
 #include <chrono>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "google/protobuf/util/message_differencer.h"
 #include "gtest/gtest.h"
@@ -88,19 +89,53 @@ TEST_P(InboxServerTest, OversizedRequestIsRefused) {
   ExpectStillServing();
 }
 
-TEST_P(InboxServerTest, UnknownMethodAndWatchInboxAreUnimplemented) {
+TEST_P(InboxServerTest, UnknownMethodsAreUnimplemented) {
   std::string reply;
   const std::string request = v1::ListThreadsRequest().SerializeAsString();
   EXPECT_EQ(CallRawUnary(channel_.get(), "/inbox.v1.Inbox/NoSuchMethod", request, &reply).error_code(),
             grpc::StatusCode::UNIMPLEMENTED);
   EXPECT_EQ(CallRawUnary(channel_.get(), "/inbox.v1.NoSuchService/ListThreads", request, &reply).error_code(),
             grpc::StatusCode::UNIMPLEMENTED);
-  grpc::ClientContext context;
-  context.set_deadline(std::chrono::system_clock::now() + std::chrono::seconds(30));
-  std::unique_ptr<grpc::ClientReader<v1::MailThread>> watch = stub_->WatchInbox(&context, v1::ListThreadsRequest());
-  v1::MailThread thread;
-  EXPECT_FALSE(watch->Read(&thread));
-  EXPECT_EQ(watch->Finish().error_code(), grpc::StatusCode::UNIMPLEMENTED);
+  ExpectStillServing();
+}
+
+// WatchInbox: the message variants stream the page's threads, one message each, as
+// FillThreadPage builds them (twice, so that the second stream takes arenas the first
+// gave back), and refuse what ListThreads refuses; the spliced variant serves no
+// WatchInbox (UNIMPLEMENTED).
+TEST_P(InboxServerTest, WatchInboxStreamsThePagesThreads) {
+  auto watch = [&](const v1::ListThreadsRequest& request, std::vector<v1::MailThread>* threads) {
+    grpc::ClientContext context;
+    context.set_deadline(std::chrono::system_clock::now() + std::chrono::seconds(30));
+    std::unique_ptr<grpc::ClientReader<v1::MailThread>> reader = stub_->WatchInbox(&context, request);
+    for (v1::MailThread thread; reader->Read(&thread);) threads->push_back(thread);
+    return reader->Finish();
+  };
+  v1::ListThreadsRequest request;
+  request.set_threads(12);
+  request.set_long_text(true);
+  v1::ThreadPage expected;
+  FillThreadPage(request, &expected);
+  for (int stream = 0; stream < 2; ++stream) {
+    std::vector<v1::MailThread> threads;
+    const grpc::Status status = watch(request, &threads);
+    if (GetParam() == Variant::kSpliced) {
+      EXPECT_EQ(status.error_code(), grpc::StatusCode::UNIMPLEMENTED);
+      EXPECT_TRUE(threads.empty());
+      continue;
+    }
+    ASSERT_TRUE(status.ok()) << status.error_message();
+    ASSERT_EQ(threads.size(), 12u) << "stream " << stream;
+    for (size_t i = 0; i < threads.size(); ++i) {
+      EXPECT_TRUE(google::protobuf::util::MessageDifferencer::Equals(threads[i], expected.threads(static_cast<int>(i))))
+          << "stream " << stream << ", thread " << i;
+    }
+  }
+  request.set_threads(kMaxThreads + 1);
+  std::vector<v1::MailThread> none;
+  EXPECT_EQ(watch(request, &none).error_code(),
+            GetParam() == Variant::kSpliced ? grpc::StatusCode::UNIMPLEMENTED : grpc::StatusCode::INVALID_ARGUMENT);
+  EXPECT_TRUE(none.empty());
   ExpectStillServing();
 }
 

@@ -9,7 +9,10 @@
 //                  (InstallPooledArena): the page is built on a pooled arena whose
 //                  reused block holds a 50-thread page in either text length.
 //
-// WatchInbox is not served: gRPC answers it UNIMPLEMENTED.
+// WatchInbox streams the threads of the page ListThreads would answer, one message
+// each (FillMailThread), every message built on a pooled arena with
+// patterns/arena_write_reactor.h copied as it is; a request ListThreads would refuse
+// is refused the same way.
 //
 // Example:
 //   inbox::MessageInboxService service;
@@ -17,11 +20,14 @@
 //   service.SetMessageAllocatorFor_ListThreads(&allocator);   // pooled_arena only
 //   builder.RegisterService(&service);
 //
-// Thread-safety: ListThreads runs on gRPC's threads, many at once; the service holds
-// no state. The allocator must outlive the server.
+// Thread-safety: both methods run on gRPC's threads, many at once; the service holds
+// only WatchInbox's pool of arenas, which is shared safely. The allocator and the
+// service must outlive the server.
 #ifndef INBOX_EXAMPLE_MESSAGE_SERVICE_H_
 #define INBOX_EXAMPLE_MESSAGE_SERVICE_H_
 
+#include "block_arena.h"
+#include "idle_pool.h"
 #include "inbox.grpc.pb.h"
 #include "pooled_arena_allocator.h"
 
@@ -37,6 +43,11 @@ class MessageInboxService final : public v1::Inbox::CallbackService {
  public:
   grpc::ServerUnaryReactor* ListThreads(grpc::CallbackServerContext* context, const v1::ListThreadsRequest* request,
                                         v1::ThreadPage* page) override;
+  grpc::ServerWriteReactor<v1::MailThread>* WatchInbox(grpc::CallbackServerContext* context,
+                                                       const v1::ListThreadsRequest* request) override;
+
+ private:
+  reco::patterns::IdlePool<reco::patterns::BlockArena> thread_arenas_{64};  // WatchInbox's, one per message in flight
 };
 
 }  // namespace inbox

@@ -12,8 +12,8 @@
 //
 // The request arrives as bytes (WithRawCallbackMethod_ListThreads) and is parsed with
 // patterns/raw_request.h: bytes that are not a ListThreadsRequest, or a stream cut
-// before a whole message, get INVALID_ARGUMENT. WatchInbox is not served (gRPC
-// answers UNIMPLEMENTED).
+// before a whole message, get INVALID_ARGUMENT. WatchInbox is not served here (gRPC
+// answers UNIMPLEMENTED; the message variants stream it).
 //
 // Example:
 //   inbox::SplicedThreads threads;             // serializes 2 x kMaxThreads threads

@@ -87,9 +87,18 @@ echo "ok: --data and --metadata placeholders, one request number per call"
 
 t0=("${heap_target[@]}")
 expect_load 2 "has no method ListThread " "${t0[@]}" --call inbox.v1.Inbox/ListThread --proto "$proto"
-# A server-streaming method is driven (the example serves no WatchInbox: the probe
-# fails, exit 3, with the server's UNIMPLEMENTED).
-expect_load 3 "UNIMPLEMENTED" "${t0[@]}" --call inbox.v1.Inbox/WatchInbox --proto "$proto"
+# A server-streaming method of the user's service is driven: the message variants
+# stream the page's threads (20 messages a call, each on a pooled arena); the spliced
+# variant serves no WatchInbox, so its probe fails, exit 3, with UNIMPLEMENTED.
+expect_load 0 "" "${t0[@]}" "${pooled_target[@]}" --call inbox.v1.Inbox/WatchInbox --proto "$proto" \
+  --data '{"threads": 20}' --total 60 --rounds 1 --warmup 0 --concurrency 2 --connections 1 --quiet --json "$tmp/watch.json"
+read -r per_call ok < <(/usr/bin/python3 -c 'import json, sys
+t = json.load(open(sys.argv[1]))["targets"]
+print(",".join(str(x["figures"]["messages_per_call"]) for x in t), sum(x["rounds"][0]["client"]["ok"] for x in t))' \
+  "$tmp/watch.json")
+[ "$per_call $ok" = "20,20 120" ] || fail "WatchInbox: messages/call $per_call (want 20 each), $ok calls OK (want 60 each)"
+echo "ok: WatchInbox streamed, 20 messages a call on heap and pooled_arena"
+expect_load 3 "UNIMPLEMENTED" --target "${targets[5]}" --call inbox.v1.Inbox/WatchInbox --proto "$proto"
 expect_load 2 '"acount"' "${t0[@]}" --call inbox.v1.Inbox/ListThreads --proto "$proto" --data '{"acount": "x"}'
 expect_load 2 "--proto" "${t0[@]}" --call inbox.v1.Inbox/ListThreads --proto "$tmp/missing.proto"
 printf 'syntax = "proto3";\nimport "gone.proto";\n' >"$tmp/imports.proto"
