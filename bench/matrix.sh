@@ -22,8 +22,10 @@
 # processes are on the page too.
 #
 #   bench/matrix.sh [--short] [--build DIR] [--out DIR] [--page FILE] [--mallocs "glibc mimalloc"]
-#                   [--archive DIR]
+#                   [--rounds N] [--archive DIR]
 #
+# --rounds N: reco_load's and h2load's paired rounds (default 3 in full mode, 1 with
+# --short); figures a document quotes as a headline want 5 or more.
 # --archive DIR keeps the run's raw JSON (reco_bench and reco_load outputs, meta.txt),
 # gzipped, in DIR: for a run whose figures a document quotes (docs/results/).
 #
@@ -47,11 +49,16 @@ out=""
 page=$root/docs/RESULTS.md
 mallocs=$MALLOCS
 archive=""
+rounds=""
 command_line="bench/matrix.sh${*:+ $*}"
-parse_flags "$0" "--short! --build --out --page --mallocs --archive" "$@"
+parse_flags "$0" "--short! --build --out --page --mallocs --rounds --archive" "$@"
 for m in $mallocs; do
   case " $MALLOCS " in *" $m "*) ;; *) echo "matrix.sh: --mallocs: unknown malloc '$m' (known: $MALLOCS)" >&2; exit 2 ;; esac
 done
+case $rounds in
+  "") rounds=$([ "$short" -eq 1 ] && echo 1 || echo 3) ;;
+  *[!0-9]* | 0) echo "matrix.sh: --rounds: want a whole number of 1 or more, got '$rounds'" >&2; exit 2 ;;
+esac
 for bin in bench/reco_bench server/reco_server client/reco_load; do
   [ -x "$build/$bin" ] || { echo "matrix.sh: $build/$bin is missing: build first (scripts/build.sh, or --build DIR)" >&2; exit 2; }
 done
@@ -62,14 +69,14 @@ mkdir -p "$out"
 
 if [ $short -eq 1 ]; then
   bench_flags=(--benchmark_min_time=0.01)
-  load_flags=(--rounds 1 --warmup 0.3s --duration 1s)
+  load_flags=(--rounds "$rounds" --warmup 0.3s --duration 1s)
   profiles="realistic"
-  h2load_env=(MODES="fragments ceiling" ROUNDS=1 DURATION=1 WARMUP=1)
+  h2load_env=(MODES="fragments ceiling" "ROUNDS=$rounds" DURATION=1 WARMUP=1)
 else
   bench_flags=(--benchmark_min_time=0.2 --benchmark_repetitions=3 --benchmark_report_aggregates_only=true)
-  load_flags=(--rounds 3 --warmup 1s --duration 4s)
+  load_flags=(--rounds "$rounds" --warmup 1s --duration 4s)
   profiles="realistic compact"
-  h2load_env=(MODES="heap arena_pool fragments ceiling" ROUNDS=3 DURATION=4 WARMUP=1)
+  h2load_env=(MODES="heap arena_pool fragments ceiling" "ROUNDS=$rounds" DURATION=4 WARMUP=1)
 fi
 bench_filter='^BM_Cycle/mode:[a-z_]+/items:(10|200|1000)/profile:[a-z]+$|^BM_Parse/mode:[a-z_]+/items:200/'
 modes="heap reuse arena arena_pool fragments"  # servers; reco_bench has the four memory modes

@@ -21,10 +21,14 @@ if err=$("$root/bench/matrix.sh" --short --build "$build" --mallocs "glibc bogus
   echo "FAIL: --mallocs bogus was accepted"; exit 1
 fi
 grep -q -- "--mallocs: unknown malloc 'bogus'" <<<"$err" || { echo "FAIL: unexpected message: $err"; exit 1; }
+"$root/bench/matrix.sh" --short --build "$build" --rounds 0 --out "$work/no" >"$work/err.txt" 2>&1
+rc=$?
+[ "$rc" = 2 ] && grep -q -- "--rounds: want a whole number of 1 or more, got '0'" "$work/err.txt" ||
+  { echo "FAIL: --rounds 0 exited $rc: $(cat "$work/err.txt")"; exit 1; }
 
 # glibc alone (nothing preloaded); the page must still name the other three (SKIPPED,
-# not asked for).
-"$root/bench/matrix.sh" --short --build "$build" --mallocs "glibc" --out "$work/raw" --page "$work/page/RESULTS.md" \
+# not asked for). Two rounds: --rounds reaches reco_load.
+"$root/bench/matrix.sh" --short --build "$build" --mallocs "glibc" --rounds 2 --out "$work/raw" --page "$work/page/RESULTS.md" \
   >"$work/out.txt" 2>&1 || { echo "FAIL: matrix.sh --short exited non-zero"; cat "$work/out.txt"; exit 1; }
 cat "$work/out.txt"
 
