@@ -120,8 +120,9 @@ ABSL_FLAG(bool, tls_skip_verify, false,
           "TLS without checking the server's certificate or its name (test certificates only: anyone can pose "
           "as the server); instead of --tls_ca. The report says so.");
 ABSL_FLAG(std::string, call, "",
-          "Drive this unary method of your own service instead of reco's Recommend: package.Service/Method. Its "
-          "types come from --proto, --protoset, or the server's reflection; the requests from --data or --data_file.");
+          "Drive this unary or server-streaming method of your own service instead of reco's Recommend: "
+          "package.Service/Method. Its types come from --proto, --protoset, or the server's reflection; the "
+          "requests from --data or --data_file.");
 ABSL_FLAG(std::vector<std::string>, proto, {}, "With --call: .proto file(s) defining the method (repeatable).");
 ABSL_FLAG(std::vector<std::string>, import_path, {}, "With --proto: directories imports are searched in (repeatable).");
 ABSL_FLAG(std::string, protoset, "",
