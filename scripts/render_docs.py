@@ -58,8 +58,13 @@ TIMING = "intel-xeon-2026-12-07/fresh-clone-times.json"
 # name -> (file under docs/results, the repo command that wrote it)
 RUNS = {
     "run-report": ("amd-epyc-2026-12-02/run-report.json.gz", "scripts/run.sh"),
-    "swap-realistic": ("amd-epyc-2026-12-02/swap/swap-realistic.json.gz", "scripts/malloc_swap.sh"),
-    "swap-compact": ("amd-epyc-2026-12-02/swap/swap-compact.json.gz", "scripts/malloc_swap.sh"),
+    "swap-realistic": ("intel-xeon-2026-12-07/matrix/swap/swap-realistic.json.gz",
+                       "scripts/malloc_swap.sh (bench/matrix.sh --rounds 5 runs it)"),
+    "swap-compact": ("intel-xeon-2026-12-07/matrix/swap/swap-compact.json.gz",
+                     "scripts/malloc_swap.sh (bench/matrix.sh --rounds 5 runs it)"),
+    # The malloc swap on the AMD EPYC VM, where glibc's mxfast tunable did nothing measurable.
+    "swap-realistic-epyc": ("amd-epyc-2026-12-02/swap/swap-realistic.json.gz", "scripts/malloc_swap.sh"),
+    "swap-compact-epyc": ("amd-epyc-2026-12-02/swap/swap-compact.json.gz", "scripts/malloc_swap.sh"),
     "slices-realistic": ("amd-epyc-2026-12-01/fragments_slices/fragments_slices_realistic.json.gz",
                          "scripts/fragments_slices.sh"),
     "slices-compact": ("amd-epyc-2026-12-01/fragments_slices/fragments_slices_compact.json.gz",
@@ -95,7 +100,12 @@ RUNS = {
 for _malloc in ("glibc", "tcmalloc", "jemalloc", "mimalloc"):
     for _profile in ("realistic", "compact"):
         RUNS[f"matrix-{_malloc}-{_profile}"] = (
+            f"intel-xeon-2026-12-07/matrix/{_malloc}/load-{_profile}.json.gz", "bench/matrix.sh --rounds 5")
+        # The same matrix on the other machines measured, for README's table by machine.
+        RUNS[f"matrix-epyc-{_malloc}-{_profile}"] = (
             f"amd-epyc-2026-12-01/matrix/{_malloc}/load-{_profile}.json.gz", "bench/matrix.sh")
+        RUNS[f"matrix-epyc2-{_malloc}-{_profile}"] = (
+            f"amd-epyc-2026-12-03/matrix/{_malloc}/load-{_profile}.json.gz", "bench/matrix.sh")
 for _depth in (1, 16, 64):
     RUNS[f"claims-c{_depth}"] = (f"amd-epyc-2026-12-02/claims/claims-c{_depth}.json.gz",
                                  "scripts/published_claims.sh")
