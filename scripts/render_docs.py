@@ -69,11 +69,12 @@ RUNS = {
                          "scripts/fragments_slices.sh"),
     "slices-compact": ("amd-epyc-2026-12-01/fragments_slices/fragments_slices_compact.json.gz",
                        "scripts/fragments_slices.sh"),
-    "inbox-short": ("amd-epyc-2026-12-02/your_service-short.json.gz", "scripts/your_service.sh"),
-    "inbox-long": ("amd-epyc-2026-12-02/your_service-long.json.gz", "LONG_TEXT=true scripts/your_service.sh"),
+    "inbox-short": ("intel-xeon-2026-12-07/your_service-short.json.gz", "ROUNDS=5 scripts/your_service.sh"),
+    "inbox-long": ("intel-xeon-2026-12-07/your_service-long.json.gz",
+                   "ROUNDS=5 LONG_TEXT=true scripts/your_service.sh"),
     "metrics-cost": ("amd-epyc-2026-12-02/metrics-cost.json.gz", "scripts/metrics_cost.sh"),
     "mutex-detection": ("amd-epyc-2026-12-02/mutex-detection.json.gz", "scripts/mutex_detection_cost.sh"),
-    "arena-alias": ("amd-epyc-2026-12-02/arena-alias.json.gz", "scripts/arena_alias_cost.sh"),
+    "arena-alias": ("intel-xeon-2026-12-07/arena-alias.json.gz", "scripts/arena_alias_cost.sh"),
     "scaling-v4": ("amd-epyc-2026-12-03/scaling-v4/scaling.json.gz",
                    'MODES="ceiling heap arena_pool fragments" scripts/scaling.sh'),
     "scaling-v64": ("amd-epyc-2026-12-03/scaling-v64-12r/scaling.json.gz",
@@ -107,7 +108,7 @@ for _malloc in ("glibc", "tcmalloc", "jemalloc", "mimalloc"):
         RUNS[f"matrix-epyc2-{_malloc}-{_profile}"] = (
             f"amd-epyc-2026-12-03/matrix/{_malloc}/load-{_profile}.json.gz", "bench/matrix.sh")
 for _depth in (1, 16, 64):
-    RUNS[f"claims-c{_depth}"] = (f"amd-epyc-2026-12-02/claims/claims-c{_depth}.json.gz",
+    RUNS[f"claims-c{_depth}"] = (f"intel-xeon-2026-12-07/claims/claims-c{_depth}.json.gz",
                                  "scripts/published_claims.sh")
 
 PLACEHOLDER = re.compile(r"\{\{\s*(.*?)\s*\}\}")
