@@ -282,13 +282,17 @@ bool ConnectionAcceptor::NearCap() const { return Cap() > 0 && Held() >= Cap() *
 void ConnectionAcceptor::Sweep(absl::Time now) {
   size_t kept = 0;
   int64_t shut = 0;  // shut down, not yet closed by gRPC
-  for (HandedOver& h : handed_over_) {
+  for (size_t i = 0; i < handed_over_.size(); ++i) {
+    HandedOver& h = handed_over_[i];
     if (h.inode == 0 || InodeOf(h.fd) != h.inode) {  // gRPC closed it (the number may be reused)
       Forget(h.source);
       continue;
     }
     shut += h.shut;
-    handed_over_[kept++] = std::move(h);
+    // Not onto itself: a std::string moved onto itself is left empty, and the
+    // connection's end would then be forgotten for no address.
+    if (kept != i) handed_over_[kept] = std::move(h);
+    ++kept;
   }
   handed_over_.resize(kept);
   shut_down_ = shut;
@@ -306,6 +310,7 @@ void ConnectionAcceptor::Sweep(absl::Time now) {
     --to_shut;
   }
   next_sweep_ = now + (NearCap() ? absl::Milliseconds(250) : absl::Seconds(1));
+  sweeps_.fetch_add(1);
 }
 
 void ConnectionAcceptor::LogAtMostOncePerSecond(const std::string& line) {

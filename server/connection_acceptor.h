@@ -106,6 +106,8 @@ class ConnectionAcceptor {
   uint64_t source_shed() const { return source_shed_.load(); }
   // Idle connections handed over that were shut down near the cap.
   uint64_t idle_shut() const { return idle_shut_.load(); }
+  // Looks at the connections handed over (once a second while there are any).
+  uint64_t sweeps() const { return sweeps_.load(); }
 
   ConnectionAcceptor(const ConnectionAcceptor&) = delete;
   ConnectionAcceptor& operator=(const ConnectionAcceptor&) = delete;
@@ -154,7 +156,7 @@ class ConnectionAcceptor {
   absl::flat_hash_map<std::string, int64_t> per_source_;  // connections open, waiting or handed over
   absl::Time next_sweep_ = absl::InfinitePast();
   absl::Time last_log_ = absl::InfinitePast();
-  std::atomic<uint64_t> shed_{0}, silent_closed_{0}, source_shed_{0}, idle_shut_{0};
+  std::atomic<uint64_t> shed_{0}, silent_closed_{0}, source_shed_{0}, idle_shut_{0}, sweeps_{0};
   // Handed over and shut down, not yet seen closed: room under max_connections already.
   int64_t shut_down_ = 0;
   std::thread thread_;

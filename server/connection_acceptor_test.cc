@@ -162,5 +162,42 @@ TEST(ConnectionAcceptorTest, OneSourceHoldsAtMostItsConnectionsAndGetsThemBackWh
   for (int fd : {silent, second, fourth, other}) close(fd);
 }
 
+// A connection that was still open at a sweep, then ends, gives its place back too.
+// Before, the sweep moved each entry it kept onto itself, which emptied its address
+// (libstdc++ clears a string moved onto itself): its end was never counted, so
+// every connection that lived past a second kept its place for good, and an address
+// whose clients came one after another was locked out after max_per_source of them.
+TEST(ConnectionAcceptorTest, AConnectionOpenAtASweepGivesItsPlaceBackWhenItEnds) {
+  PortlessServer portless;
+  AcceptorOptions options;
+  options.handshake_timeout = absl::Seconds(30);
+  options.max_per_source = 1;
+  auto acceptor = ConnectionAcceptor::Listen("127.0.0.1:0", options);
+  ASSERT_TRUE(acceptor.ok()) << acceptor.status();
+  (*acceptor)->Start(portless.server.get());
+  const int port = (*acceptor)->port();
+  for (int client = 0; client < 2; ++client) {  // clients one after another
+    SCOPED_TRACE(client);
+    bool served = false;
+    int fd = -1;
+    for (int i = 0; i < 100 && !served; ++i) {  // once the acceptor has seen the last one go
+      if (fd >= 0) close(fd);
+      fd = Connect(port, "127.0.0.2");
+      served = HandedToGrpc(fd);
+      if (!served) std::this_thread::sleep_for(std::chrono::milliseconds(100));
+    }
+    ASSERT_TRUE(served) << "127.0.0.2 was refused for good after " << client << " connection(s)";
+    // Open through a sweep: one counted from now began after the hand-over (the
+    // acceptor's one thread does both).
+    const uint64_t sweeps = (*acceptor)->sweeps();
+    for (int i = 0; i < 1000 && (*acceptor)->sweeps() == sweeps; ++i) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    }
+    ASSERT_GT((*acceptor)->sweeps(), sweeps);
+    close(fd);
+  }
+  (*acceptor)->Stop();
+}
+
 }  // namespace
 }  // namespace reco
