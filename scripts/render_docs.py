@@ -80,6 +80,9 @@ RUNS = {
     "scaling-v64": ("amd-epyc-2026-12-03/scaling-v64-12r/scaling.json.gz",
                     'VARIANTS=64 ROUNDS=12 MODES="ceiling heap arena_pool arena_alias fragments" '
                     'scripts/scaling.sh'),
+    "scaling-v64-xeon": ("intel-xeon-2026-12-07/scaling-v64-12r/scaling.json.gz",
+                         'VARIANTS=64 ROUNDS=12 MODES="ceiling heap arena_pool arena_alias fragments" '
+                         'scripts/scaling.sh'),
     "scaling-v64-second-vm": ("amd-epyc-2026-12-04/scaling-v64-12r/scaling.json.gz",
                               'VARIANTS=64 ROUNDS=12 MODES="ceiling heap arena_pool arena_alias fragments" '
                               'scripts/scaling.sh (each mode\'s sizes back to back)'),
