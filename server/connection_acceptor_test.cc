@@ -126,14 +126,34 @@ bool HandedToGrpc(int fd) {
   return recv(fd, frame, sizeof frame, 0) == 9 && frame[3] == 0x4;
 }
 
-TEST(ConnectionAcceptorTest, OneSourceHoldsAtMostItsConnectionsAndGetsThemBackWhenOneEnds) {
-  PortlessServer portless;
+// An acceptor on 127.0.0.1 that lets one address hold `max_per_source` connections,
+// started on `server`.
+absl::StatusOr<std::unique_ptr<ConnectionAcceptor>> StartPerSource(grpc::Server* server, int64_t max_per_source) {
   AcceptorOptions options;
   options.handshake_timeout = absl::Seconds(30);
-  options.max_per_source = 3;
+  options.max_per_source = max_per_source;
   auto acceptor = ConnectionAcceptor::Listen("127.0.0.1:0", options);
+  if (acceptor.ok()) (*acceptor)->Start(server);
+  return acceptor;
+}
+
+// Connects from `source` again and again until gRPC gets the connection (the
+// acceptor has seen the address's earlier ones end, at its sweep), at most 10 s:
+// the open descriptor, or -1.
+int ConnectOnceServed(int port, const char* source) {
+  for (int i = 0; i < 100; ++i) {
+    const int fd = Connect(port, source);
+    if (HandedToGrpc(fd)) return fd;
+    close(fd);
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  }
+  return -1;
+}
+
+TEST(ConnectionAcceptorTest, OneSourceHoldsAtMostItsConnectionsAndGetsThemBackWhenOneEnds) {
+  PortlessServer portless;
+  auto acceptor = StartPerSource(portless.server.get(), 3);
   ASSERT_TRUE(acceptor.ok()) << acceptor.status();
-  (*acceptor)->Start(portless.server.get());
   const int port = (*acceptor)->port();
   // 127.0.0.2's three: one waits silent, two are handed over; all three count.
   const int silent = Connect(port, "127.0.0.2");
@@ -149,14 +169,9 @@ TEST(ConnectionAcceptorTest, OneSourceHoldsAtMostItsConnectionsAndGetsThemBackWh
   // One of 127.0.0.2's ends: once gRPC has closed it and the acceptor noticed (its
   // sweep, once a second), 127.0.0.2 may connect again.
   close(first);
-  bool again = false;
-  for (int i = 0; i < 100 && !again; ++i) {
-    const int fd = Connect(port, "127.0.0.2");
-    again = HandedToGrpc(fd);
-    close(fd);
-    if (!again) std::this_thread::sleep_for(std::chrono::milliseconds(100));
-  }
-  EXPECT_TRUE(again) << "127.0.0.2 never got its connection back";
+  const int again = ConnectOnceServed(port, "127.0.0.2");
+  EXPECT_GE(again, 0) << "127.0.0.2 never got its connection back";
+  if (again >= 0) close(again);
   EXPECT_EQ((*acceptor)->silent_closed(), 0u);
   (*acceptor)->Stop();
   for (int fd : {silent, second, fourth, other}) close(fd);
@@ -169,24 +184,13 @@ TEST(ConnectionAcceptorTest, OneSourceHoldsAtMostItsConnectionsAndGetsThemBackWh
 // whose clients came one after another was locked out after max_per_source of them.
 TEST(ConnectionAcceptorTest, AConnectionOpenAtASweepGivesItsPlaceBackWhenItEnds) {
   PortlessServer portless;
-  AcceptorOptions options;
-  options.handshake_timeout = absl::Seconds(30);
-  options.max_per_source = 1;
-  auto acceptor = ConnectionAcceptor::Listen("127.0.0.1:0", options);
+  auto acceptor = StartPerSource(portless.server.get(), 1);
   ASSERT_TRUE(acceptor.ok()) << acceptor.status();
-  (*acceptor)->Start(portless.server.get());
   const int port = (*acceptor)->port();
   for (int client = 0; client < 2; ++client) {  // clients one after another
     SCOPED_TRACE(client);
-    bool served = false;
-    int fd = -1;
-    for (int i = 0; i < 100 && !served; ++i) {  // once the acceptor has seen the last one go
-      if (fd >= 0) close(fd);
-      fd = Connect(port, "127.0.0.2");
-      served = HandedToGrpc(fd);
-      if (!served) std::this_thread::sleep_for(std::chrono::milliseconds(100));
-    }
-    ASSERT_TRUE(served) << "127.0.0.2 was refused for good after " << client << " connection(s)";
+    const int fd = ConnectOnceServed(port, "127.0.0.2");
+    ASSERT_GE(fd, 0) << "127.0.0.2 was refused for good after " << client << " connection(s)";
     // Open through a sweep: one counted from now began after the hand-over (the
     // acceptor's one thread does both).
     const uint64_t sweeps = (*acceptor)->sweeps();
