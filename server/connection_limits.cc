@@ -79,7 +79,7 @@ void ApplyConnectionLimits(const ConnectionLimits& l, grpc::ServerBuilder* build
 ConnectionCaps ResolveConnectionCaps(const ConnectionLimits& l, int max_concurrent_streams) {
   ConnectionCaps caps{};
   caps.descriptors = l.max_connections != 0 ? l.max_connections : DefaultMaxConnections();
-  const int64_t per_connection = std::max<int64_t>(max_concurrent_streams, 1) * kStreamCostBytes;
+  const int64_t per_connection = kConnectionCostBytes + std::max<int64_t>(max_concurrent_streams, 1) * kStreamCostBytes;
   caps.connections = std::max<int64_t>(l.stream_memory_bytes / per_connection, 1);
   const int64_t smaller = caps.descriptors > 0 ? std::min(caps.descriptors, caps.connections) : caps.connections;
   caps.per_source = l.max_connections_per_source == kPerSourceQuarterOfCap ? std::max<int64_t>(smaller / 4, 1)
@@ -89,7 +89,8 @@ ConnectionCaps ResolveConnectionCaps(const ConnectionLimits& l, int max_concurre
 
 std::string DescribeConnectionCaps(const ConnectionCaps& caps, const ConnectionLimits& l, int max_concurrent_streams) {
   return absl::StrCat("at most ", caps.connections, " connections (--stream_memory_bytes=", l.stream_memory_bytes,
-                      " / (", max_concurrent_streams, " streams x ", kStreamCostBytes / 1024, " KiB))",
+                      " / (", kConnectionCostBytes / 1024, " KiB + ", max_concurrent_streams, " streams x ",
+                      kStreamCostBytes / 1024, " KiB))",
                       caps.descriptors > 0 ? absl::StrCat(" and ", caps.descriptors, " descriptors (--max_connections)")
                                            : std::string(),
                       ", ", caps.per_source == 0 ? std::string("any number") : absl::StrCat(caps.per_source),

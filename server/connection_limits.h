@@ -79,14 +79,18 @@ inline constexpr int64_t kMinResourceQuotaBytes = 1 << 20;
 // tests/hostile/held_streams.py's measurements (usual headers, and headers at gRPC's
 // metadata limit), rounded up; the figures are in docs/server.md, "Held streams".
 inline constexpr int64_t kStreamCostBytes = 20 << 10;
+// What a connection takes beyond its streams, measured the same way with one stream
+// per connection (behind the edge, edge/reco_server.flags), rounded up.
+inline constexpr int64_t kConnectionCostBytes = 20 << 10;
 // max_connections_per_source's default: a quarter of the connection cap.
 inline constexpr int64_t kPerSourceQuarterOfCap = -1;
 
 // The insecure port's caps as applied (connection_acceptor.h), each 0 for none.
 struct ConnectionCaps {
   int64_t descriptors;  // max_connections, or DefaultMaxConnections() for 0
-  int64_t connections;  // stream_memory_bytes / (max_concurrent_streams x kStreamCostBytes), at least 1
-  int64_t per_source;   // max_connections_per_source, or a quarter of the smaller cap (at least 1)
+  // stream_memory_bytes / (kConnectionCostBytes + max_concurrent_streams x kStreamCostBytes), at least 1
+  int64_t connections;
+  int64_t per_source;  // max_connections_per_source, or a quarter of the smaller cap (at least 1)
 };
 ConnectionCaps ResolveConnectionCaps(const ConnectionLimits& limits, int max_concurrent_streams);
 // One line for the log: the caps and the flags that set them.

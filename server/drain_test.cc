@@ -91,9 +91,12 @@ TEST(ConnectionLimits, TheCapsComeFromTheStreamMemoryAndAQuarterGoesToOneSource)
   l.max_connections = 1000;
   ConnectionCaps caps = ResolveConnectionCaps(l, 256);
   EXPECT_EQ(caps.descriptors, 1000);
-  EXPECT_EQ(caps.connections, (int64_t{512} << 20) / (256 * kStreamCostBytes));  // 102
+  EXPECT_EQ(caps.connections, (int64_t{512} << 20) / (kConnectionCostBytes + 256 * kStreamCostBytes));  // 102
   EXPECT_EQ(caps.per_source, caps.connections / 4);
-  EXPECT_EQ(ResolveConnectionCaps(l, 100).connections, (int64_t{512} << 20) / (100 * kStreamCostBytes));
+  EXPECT_EQ(ResolveConnectionCaps(l, 100).connections,
+            (int64_t{512} << 20) / (kConnectionCostBytes + 100 * kStreamCostBytes));
+  // One stream per connection (behind the edge): the connection's own cost counts.
+  EXPECT_EQ(ResolveConnectionCaps(l, 1).connections, (int64_t{512} << 20) / (40 << 10));  // 13,107
   l.max_connections = 32;  // the descriptors now the smaller cap
   EXPECT_EQ(ResolveConnectionCaps(l, 256).per_source, 8);
   l.max_connections_per_source = 0;

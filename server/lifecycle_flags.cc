@@ -26,7 +26,8 @@ ABSL_FLAG(int64_t, max_connections, kLimits.max_connections,
           "descriptors; 0: the open-files limit minus 64");
 ABSL_FLAG(int64_t, stream_memory_bytes, kLimits.stream_memory_bytes,
           "insecure port: the memory the streams gRPC holds may take (about 20 KiB each before any handler runs): "
-          "at most this / (max_concurrent_streams x 20 KiB) connections are held, new ones past it closed at once");
+          "at most this / (20 KiB + max_concurrent_streams x 20 KiB) connections are held, new ones past it "
+          "closed at once");
 ABSL_FLAG(int64_t, max_connections_per_source, kLimits.max_connections_per_source,
           "insecure port: new connections from an address holding this many open are closed at once (with a log "
           "line); behind a proxy all its clients are one address; 0: no limit; -1: a quarter of the connection cap");

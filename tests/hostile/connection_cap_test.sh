@@ -3,7 +3,7 @@
 # 127.0.0.2) against reco_server's connection limits, and another client's 200-item
 # calls (reco_load, from 127.0.0.1, verified byte for byte) meanwhile:
 #   1. the limit per source, at its default: a quarter of the cap that the default
-#      --stream_memory_bytes leaves (512 MiB / (256 streams x 20 KiB) = 102
+#      --stream_memory_bytes leaves (512 MiB / (20 KiB + 256 streams x 20 KiB) = 102
 #      connections), 25: of 100 such connections 25 are kept and 75 closed at once;
 #      the other client gets at least 95 % of its calls;
 #   2. near the connection cap (--max_connections 400, no per-source limit, and
@@ -66,7 +66,7 @@ if ! command -v nghttpx >/dev/null || ! command -v haproxy >/dev/null; then
   echo "SKIP: through the edge: nghttpx or haproxy is not installed"; echo PASS; exit 0
 fi
 rm -f "$tmp/status.json"
-start_reco_server "$tmp/s3.out" "$server" --mode arena_pool --max_connections_per_source 0 ||
+start_reco_server "$tmp/s3.out" "$server" --mode arena_pool "${EDGE_SERVER_FLAGS[@]}" ||
   fail "reco_server did not start"
 start_edge "$tmp/edge.out" "$SERVER_PORT" || fail "the edge did not start"
 /usr/bin/python3 "$here/preface_only.py" "$EDGE_PORT" 100 30 "$tmp/status.json" >"$tmp/a3.json" &
