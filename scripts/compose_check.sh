@@ -2,7 +2,7 @@
 # Runs `docker compose up` for real and checks its outcome: the images build, the
 # six servers become healthy, the load service exits 0 (a short load), and ./results
 # holds the JSON and HTML reports with all six targets. Then a short load through the edge
-# (--profile edge, docker/test/edge-load.yaml): served by arena_pool behind the edge (haproxy, nghttpx). Then runs it with three arena_pool
+# (--profile edge, docker/test/edge-load.yaml): served by arena_pool_edge behind the edge (haproxy, nghttpx). Then runs it with three arena_pool
 # replicas (`--scale arena_pool=3`, a short load from docker/test/short-load.yaml):
 # arena_pool stays one target, every replica must have served a share of its calls,
 # and the replicas' server RPCs must add up to the target's. The same run has the
@@ -96,7 +96,7 @@ ARENA_POOL_REPLICAS=$replicas compose_load_run -f compose.yaml -f docker/test/sh
 grep "prometheus_scraped: ok:" "$run_log" ||
   { echo "compose_check: FAIL: the monitoring profile did not run (no prometheus_scraped line)" >&2; exit 1; }
 
-# The edge profile: only load, the edge and arena_pool start (the service is named);
+# The edge profile: only load, the edge and arena_pool_edge start (the service is named);
 # a short load through the edge must be served.
 rm -rf results
 compose_load_run -f compose.yaml -f docker/test/edge-load.yaml --profile edge -- load

@@ -11,7 +11,7 @@ RESULTS_DIR is the ./results the load container wrote (report.json, report.html)
   scaled  the run with `--scale arena_pool=3`: arena_pool stays one target with three
           replicas, every replica served calls, and their RPCs add up to the target's.
   edge    the run through the edge (--profile edge): one target, "edge", answered
-          without error and byte-exact, served by arena_pool behind it.
+          without error and byte-exact, served by arena_pool_edge behind it.
 Prints one line saying what passed.
 """
 import json
@@ -56,7 +56,8 @@ def check_edge(doc, results):
     assert t["client"]["ok"] > 0 and not t["client"]["errors_by_code"], t["client"]
     assert t["client"]["wrong_content"] == 0 and t["client"]["wrong_item_count"] == 0
     assert t["server"]["mode"] == "arena_pool" and t["server"]["rpcs"] > 0, t["server"]
-    print(f"compose_check: --profile edge: {t['client']['ok']} calls through the edge to arena_pool, all byte-exact")
+    print(f"compose_check: --profile edge: {t['client']['ok']} calls through the edge to arena_pool_edge,"
+          " all byte-exact")
 
 
 CHECKS = {"all": check_all, "scaled": check_scaled, "edge": check_edge}

@@ -33,8 +33,11 @@ echo "CPU: $(lscpu | sed -n 's/^Model name: *//p'), $(nproc) cores; gRPC $(dpkg-
 echo
 for attack in $attacks; do
   for mode in $modes; do
+    edge_flags=()  # through the edge, the server runs with the edge's flags (edge/reco_server.flags)
+    [ "${EDGE:-0}" = 1 ] && edge_flags=("${EDGE_SERVER_FLAGS[@]}")
     # shellcheck disable=SC2086  # SERVER_FLAGS is a list of words
-    start_reco_server "$out/$mode.$attack.log" "$server" --mode "$mode" --allow_stats_reset ${SERVER_FLAGS:-}
+    start_reco_server "$out/$mode.$attack.log" "$server" --mode "$mode" --allow_stats_reset "${edge_flags[@]}" \
+      ${SERVER_FLAGS:-}
     through=(--port "$SERVER_PORT")
     if [ "${EDGE:-0}" = 1 ]; then
       start_edge "$out/$mode.$attack.edge.log" "$SERVER_PORT"

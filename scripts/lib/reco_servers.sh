@@ -29,6 +29,9 @@
 #       (run_edge.sh's, added to RECO_SERVER_PIDS) and EDGE_PROCESSES (the pids of
 #       nghttpx and haproxy, comma-separated). On failure prints LOG and returns 1.
 #   stop_edge              SIGTERM to EDGE_PID and waits, as stop_reco_server.
+#   EDGE_SERVER_FLAGS      the flags of a reco_server behind the edge, as shipped
+#       (--flagfile edge/reco_server.flags): start_reco_server LOG BIN --mode M
+#       "${EDGE_SERVER_FLAGS[@]}".
 #   make_cert DIR NAME...  for each NAME a self-signed certificate for localhost and
 #       127.0.0.1, made now with openssl (keys are never committed), as DIR/NAME.crt
 #       and DIR/NAME.key; fails when openssl is missing.
@@ -43,6 +46,7 @@
 #       quarantine and shadow memory make RSS figures meaningless, and whose runtime
 #       needs file descriptors of its own).
 RECO_SERVER_PIDS=()
+EDGE_SERVER_FLAGS=(--flagfile "$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)/edge/reco_server.flags")
 
 fail() { echo "FAIL: $*" >&2; exit 1; }
 

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # One client's never-reading connections through the shipped edge (haproxy, then
-# nghttpx, whose one backend connection carries every client) in front of reco_server as compose's
-# arena_pool runs it (--client_header x-forwarded-for --max_connection_budget_share 1):
+# nghttpx, whose backend connections carry every client) in front of reco_server with
+# the edge's flags (edge/reco_server.flags: --client_header x-forwarded-for
+# --max_connection_budget_share 1, one stream per connection):
 #   - two attacking connections from 127.0.0.2 (raw_http2_client.py never_read_mix,
 #     a stream window of 0) hold at most the client's share of the budget (half);
 #   - meanwhile another client (127.0.0.1) gets its 200-item calls through the edge:
@@ -19,7 +20,7 @@ command -v nghttpx >/dev/null || fail "nghttpx is not installed (scripts/setup.s
 reco_test_dir tmp
 
 start_reco_server "$tmp/s.out" "$server" --mode arena_pool --metrics_listen 127.0.0.1:0 --max_reply_hold 2s \
-  --client_header x-forwarded-for --max_connection_budget_share 1 || fail "reco_server did not start"
+  "${EDGE_SERVER_FLAGS[@]}" || fail "reco_server did not start"
 metrics=$(grep -o 'metrics=127.0.0.1:[0-9]*' "$tmp/s.out" | cut -d: -f2)
 start_edge "$tmp/edge.log" "$SERVER_PORT" || fail "the edge did not start"
 metric() {  # metric NAME: its value now, from the server's metrics

@@ -26,7 +26,7 @@ reco_test_dir tmp
 run_attack() {  # MODE ATTACK ARGS...
   local mode=$1 attack=$2
   shift 2
-  start_reco_server "$tmp/$mode.$attack.log" "$server" --mode "$mode" --allow_stats_reset ||
+  start_reco_server "$tmp/$mode.$attack.log" "$server" --mode "$mode" --allow_stats_reset "${EDGE_SERVER_FLAGS[@]}" ||
     fail "$mode: reco_server did not start"
   local backend=$SERVER_PORT backend_pid=$SERVER_PID
   start_edge "$tmp/edge.$mode.$attack.log" "$backend" || fail "$mode: the edge did not start"

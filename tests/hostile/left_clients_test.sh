@@ -26,9 +26,12 @@ print(int(sum(float(l.split()[-1]) for l in text.splitlines() if l.startswith("r
 }
 
 for api in async callback; do
-  # The edge is the server's one source (as compose and k8s/production run it).
+  # Behind the edge with the edge's flags (edge/reco_server.flags), as compose and
+  # k8s/production run it; direct, the attackers' address may use the whole cap.
+  flags=(--max_connections_per_source 0)
+  [ "$via" = edge ] && flags=("${EDGE_SERVER_FLAGS[@]}")
   start_reco_server "$tmp/$api.out" "$server" --mode arena_pool --api "$api" --metrics_listen 127.0.0.1:0 \
-    --max_connections_per_source 0 || fail "$api: reco_server did not start"
+    "${flags[@]}" || fail "$api: reco_server did not start"
   metrics=$(grep -o 'metrics=127.0.0.1:[0-9]*' "$tmp/$api.out" | cut -d: -f2)
   port=$SERVER_PORT
   if [ "$via" = edge ]; then

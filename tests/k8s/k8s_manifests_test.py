@@ -128,8 +128,9 @@ def check_restricted(objects_by_key, render):
 
 def local_args(args):
     """A server's args with --listen and --metrics_listen moved to 127.0.0.1:0 (free
-    ports on loopback), whichever form (`--name v`, `--name=v`) they take."""
-    out = list(args)
+    ports on loopback), whichever form (`--name v`, `--name=v`) they take, and the
+    image's /etc/reco/ (docker/Dockerfile copies edge/ there) read from edge/."""
+    out = [a.replace("/etc/reco/", os.path.join(ROOT, "edge") + "/") for a in args]
     for i, a in enumerate(out):
         for name in ("--listen", "--metrics_listen"):
             if a == name and i + 1 < len(out):
@@ -448,6 +449,8 @@ def production():
     server, edge = containers["server"], containers["edge"]
     check(flag(server["args"], "--listen") == "127.0.0.1:50051",
           "behind the edge, reco_server must listen on 127.0.0.1 only")
+    check("--flagfile=/etc/reco/reco_server.flags" in server["args"],
+          f"behind the edge, reco_server must read edge/reco_server.flags: {server['args']}")
     check(edge["command"] == ["run_edge.sh"] and len(edge["args"]) == 2,
           f"the edge is not the image's edge/run_edge.sh: {edge.get('command')} {edge.get('args')}")
     check(edge["args"][1] == "127.0.0.1,50051;;proto=h2", f"the edge's backend is not its pod's server: {edge['args']}")
