@@ -13,7 +13,6 @@
 #include "client/request_template.h"
 #include "client/target_link.h"
 #include "rpc/reflection_schema.h"
-#include "schema/json_message.h"
 #include "schema/method_schema.h"
 #include "schema/proto_schema.h"
 
@@ -55,14 +54,15 @@ absl::StatusOr<ProtoSchema> LoadSchema(const CallFlags& f, const LoadOptions& op
 // so a later one fails only if a placeholder's value does not fit where it stands;
 // that call then sends call 0's request, and the first such error is printed once.
 std::function<std::string(uint64_t, absl::Time, absl::BitGenRef)> TemplatedRequests(
-    ProtoSchema schema, const google::protobuf::Descriptor* type, RequestTemplate data, std::string fallback) {
+    ProtoSchema schema, const google::protobuf::Descriptor* type, bool stream, RequestTemplate data,
+    std::string fallback) {
   auto kept = std::make_shared<const ProtoSchema>(std::move(schema));
   auto warned = std::make_shared<std::atomic<bool>>(false);
-  return [kept, type, data = std::move(data), fallback = std::move(fallback), warned](uint64_t number, absl::Time now,
-                                                                                      absl::BitGenRef rng) {
-    absl::StatusOr<std::unique_ptr<google::protobuf::Message>> m =
-        ParseJsonMessage(kept->Prototype(type), data.Render(number, now, rng), "--data");
-    if (m.ok()) return (*m)->SerializeAsString();
+  return [kept, type, stream, data = std::move(data), fallback = std::move(fallback), warned](
+             uint64_t number, absl::Time now, absl::BitGenRef rng) {
+    absl::StatusOr<std::string> m =
+        SerializedJsonRequest(kept->Prototype(type), data.Render(number, now, rng), "--data", stream);
+    if (m.ok()) return *std::move(m);
     if (!warned->exchange(true))
       std::fprintf(stderr, "reco_load: call %llu: %s\n", static_cast<unsigned long long>(number),
                    std::string(m.status().message()).c_str());
@@ -89,20 +89,22 @@ absl::StatusOr<CallSpec> ResolveCall(const CallFlags& f, const LoadOptions& opti
   if (!names.ok()) return names.status();
   absl::StatusOr<ProtoSchema> schema = LoadSchema(f, options, names->first);
   if (!schema.ok()) return schema.status();
-  absl::StatusOr<MethodSchema> method = FindUnaryMethod(*schema, f.call);
+  absl::StatusOr<MethodSchema> method = FindMethod(*schema, f.call);
   if (!method.ok()) return method.status();
   absl::StatusOr<RequestTemplate> data_template = RequestTemplate::Parse(f.data.json.value_or(""), "--data");
   if (!data_template.ok()) return data_template.status();
   RequestData data = f.data;
   absl::BitGen rng;
   if (data_template->has_placeholders()) data.json = data_template->Render(0, absl::Now(), rng);
-  absl::StatusOr<std::vector<std::string>> requests = SerializedRequests(method->request, data);
+  absl::StatusOr<std::vector<std::string>> requests =
+      SerializedRequests(method->request, data, method->client_streaming);
   if (!requests.ok()) return requests.status();
   CallSpec spec{method->path, method->request->full_name(), method->reply->full_name(), *std::move(requests)};
   spec.server_streaming = method->server_streaming;
+  spec.client_streaming = method->client_streaming;
   if (data_template->has_placeholders())
-    spec.render_request =
-        TemplatedRequests(*std::move(schema), method->request, *std::move(data_template), spec.requests[0]);
+    spec.render_request = TemplatedRequests(*std::move(schema), method->request, method->client_streaming,
+                                            *std::move(data_template), spec.requests[0]);
   return spec;
 }
 

@@ -1,15 +1,17 @@
 // ResolveCall: turns reco_load's --call and its companions into the CallSpec a run
 // sends -- before any load, so that every mistake is a bad flag (exit 2).
 //
-//   --call package.Service/Method     the unary method to drive
+//   --call package.Service/Method     the method to drive (unary or streaming)
 //   --proto FILE... [--import_path D] its types from .proto files, parsed at run time
 //   --protoset FILE                   or from a FileDescriptorSet
 //   (neither)                         or from the first target's server reflection
 //   --data JSON | --data_file FILE    the request(s); JSON (one object, or one per
-//   [--data_format json|binary]       line, cycled through) or one binary message
+//   [--data_format json|binary]       line, cycled through) or one binary message; for
+//                                     a client-streaming method each may be an array:
+//                                     the call's messages
 //
-// Errors: INVALID_ARGUMENT naming the flag -- an unknown service or method, a
-// streaming method, a missing file or import, a protoset without the method, JSON
+// Errors: INVALID_ARGUMENT naming the flag -- an unknown service or method, a missing
+// file or import, a protoset without the method, JSON
 // that does not fit the request type (the field named), a server without reflection
 // when neither file is given, companions of --call given without it. UNAVAILABLE
 // when reflection was needed and the first target could not be reached.

@@ -5,6 +5,7 @@
 #include <chrono>
 #include <limits>
 #include <memory>
+#include <set>
 #include <thread>
 
 #include "absl/random/random.h"
@@ -14,6 +15,15 @@
 namespace reco {
 namespace {
 
+struct Call;
+
+// A completion's tag: its call, and whether it is the call's write (a stream has a
+// write and a read in flight at once, so that neither side waits for the other).
+struct CallTag {
+  Call* call;
+  bool write;
+};
+
 // One RPC in flight. The ClientContext cannot be reused, so each call is a fresh
 // object; it is small next to the response it receives.
 struct Call {
@@ -21,19 +31,27 @@ struct Call {
   grpc::ByteBuffer response;
   grpc::Status status;
   std::unique_ptr<grpc::GenericClientAsyncResponseReader> reader;
-  // A server-streaming call: its stream, the step whose completion comes next, and
-  // what it has read so far.
-  enum class Step { kStart, kWrite, kRead, kFinish };
+  // A streaming call: its stream, the messages it sends (the set's, or its own from
+  // --data's placeholders), how far it got each way, and what it has read so far.
   std::unique_ptr<grpc::GenericClientAsyncReaderWriter> stream;
-  Step step = Step::kStart;
-  uint64_t messages = 0;
+  std::vector<grpc::ByteBuffer> own_messages;
+  const std::vector<grpc::ByteBuffer>* messages = nullptr;
+  size_t written = 0;
+  bool started = false;
+  bool writing = false;      // a write (or the half-close) is in flight
+  bool half_closed = false;  // an empty stream's WritesDone was sent
+  bool reads_done = false;   // the server's messages have ended
+  bool finishing = false;    // Finish is in flight: its completion ends the call
+  uint64_t received = 0;
   uint64_t stream_bytes = 0;
   int64_t first_message_ns = 0;
   int64_t scheduled_ns = 0;
   int64_t sent_ns = 0;
   int variant = 0;
   int slot = 0;
-  bool counted = false;  // one of --total's calls (a counted window)
+  bool counted = false;           // one of --total's calls (a counted window)
+  CallTag read_tag{this, false};  // start, reads, Finish, and a unary call's end
+  CallTag write_tag{this, true};
 };
 
 gpr_timespec MonotonicDeadline(int64_t wake_ns, int64_t now_ns) {
@@ -88,7 +106,9 @@ class SlotLoop {
     cq_.Shutdown();
     void* tag;
     bool ok;
-    while (cq_.Next(&tag, &ok)) delete static_cast<Call*>(tag);
+    std::set<Call*> left;  // a call may have two events left: freed once, after
+    while (cq_.Next(&tag, &ok)) left.insert(static_cast<CallTag*>(tag)->call);
+    for (Call* call : left) delete call;
   }
 
  private:
@@ -116,20 +136,27 @@ class SlotLoop {
     for (const auto& [key, value] : plain_metadata_) call->context.AddMetadata(key, value);
     if (options_.compression != GRPC_COMPRESS_NONE) call->context.set_compression_algorithm(options_.compression);
     grpc::ByteBuffer templated;  // this call's own request, from --data's placeholders
+    std::string rendered;
     if (options_.call.render_request || !templated_metadata_.empty()) {
       const uint64_t number = options_.call_numbers->fetch_add(1, std::memory_order_relaxed);
       const absl::Time now = absl::Now();
       for (const auto& [key, value] : templated_metadata_)
         call->context.AddMetadata(key, value.Render(number, now, rng_));
       if (options_.call.render_request) {
-        grpc::Slice slice(options_.call.render_request(number, now, rng_));
+        rendered = options_.call.render_request(number, now, rng_);
+        grpc::Slice slice(rendered);
         templated = grpc::ByteBuffer(&slice, 1);
       }
     }
     const grpc::ByteBuffer& request = options_.call.render_request ? templated : requests_->request(call->variant);
-    if (requests_->server_streaming()) {
+    if (requests_->streaming()) {
+      call->messages = &requests_->request_stream(call->variant);
+      if (options_.call.render_request) {
+        call->own_messages = requests_->client_streaming() ? RequestSet::StreamMessages(rendered)
+                                                           : std::vector<grpc::ByteBuffer>{templated};
+        call->messages = &call->own_messages;
+      }
       call->stream = link_->stub(slot).PrepareCall(&call->context, requests_->method(), &cq_);
-      call->response = request;  // kept until the write (the stream's Write takes a pointer)
     } else {
       call->reader = link_->stub(slot).PrepareUnaryCall(&call->context, requests_->method(), request, &cq_);
     }
@@ -141,49 +168,58 @@ class SlotLoop {
       stats_->schedule_lag.Record(static_cast<uint64_t>(std::max<int64_t>(0, call->sent_ns - scheduled_ns)));
     }
     if (call->stream) {
-      call->stream->StartCall(call);
+      call->stream->StartCall(&call->read_tag);
       return;
     }
     call->reader->StartCall();
-    call->reader->Finish(&call->response, &call->status, call);
+    call->reader->Finish(&call->response, &call->status, &call->read_tag);
   }
 
-  // Takes a server-streaming call one step on (start, write the request and half-close,
-  // read until the stream ends, finish); true once its status is in, as a unary
-  // call's completion is. A unary call is done at its one completion.
-  bool Done(Call* call, bool ok) {
-    if (!call->stream) return true;
-    switch (call->step) {
-      case Call::Step::kStart:
-        if (ok) {
-          call->step = Call::Step::kWrite;
-          call->stream->Write(call->response, grpc::WriteOptions().set_last_message(), call);
-          return false;
-        }
-        break;
-      case Call::Step::kWrite:
-        call->response.Clear();
-        if (ok) {
-          call->step = Call::Step::kRead;
-          call->stream->Read(&call->response, call);
-          return false;
-        }
-        break;
-      case Call::Step::kRead:
-        if (ok) {
-          if (call->messages++ == 0) call->first_message_ns = MonotonicNanos();
-          call->stream_bytes += call->response.Length();
-          call->response.Clear();
-          call->stream->Read(&call->response, call);
-          return false;
-        }
-        break;
-      case Call::Step::kFinish:
-        return true;
+  // Takes a streaming call one step on: once started, it writes its messages (the
+  // last one half-closes) while it reads the server's until they end, then
+  // finishes; true once its status is in, as a unary call's completion is. A unary
+  // call is done at its one completion.
+  bool Done(const CallTag& tag, bool ok) {
+    Call* call = tag.call;
+    if (!call->stream || call->finishing) return true;
+    if (tag.write) {
+      call->writing = false;
+      if (ok) WriteNext(call);
+    } else if (!call->started) {
+      call->started = true;
+      call->reads_done = !ok;  // a call that did not start: Finish says why
+      if (ok) {
+        WriteNext(call);
+        call->stream->Read(&call->response, &call->read_tag);
+      }
+    } else if (ok) {
+      if (call->received++ == 0) call->first_message_ns = MonotonicNanos();
+      call->stream_bytes += call->response.Length();
+      call->response.Clear();
+      call->stream->Read(&call->response, &call->read_tag);
+    } else {
+      call->reads_done = true;
     }
-    call->step = Call::Step::kFinish;
-    call->stream->Finish(&call->status, call);
+    if (call->reads_done && !call->writing) {
+      call->finishing = true;
+      call->stream->Finish(&call->status, &call->read_tag);
+    }
     return false;
+  }
+
+  // The call's next message (the last with the half-close), or an empty stream's
+  // half-close; nothing once all are out.
+  static void WriteNext(Call* call) {
+    const std::vector<grpc::ByteBuffer>& messages = *call->messages;
+    if (call->written < messages.size()) {
+      const bool last = call->written + 1 == messages.size();
+      call->writing = true;
+      call->stream->Write(messages[call->written++],
+                          last ? grpc::WriteOptions().set_last_message() : grpc::WriteOptions(), &call->write_tag);
+    } else if (messages.empty() && !call->half_closed) {
+      call->half_closed = call->writing = true;
+      call->stream->WritesDone(&call->write_tag);
+    }
   }
 
   // Whether a call finishing at `now` belongs to the window: by its schedule in an
@@ -239,10 +275,10 @@ class SlotLoop {
     const int64_t from = open_loop ? call.scheduled_ns : call.sent_ns;
     ++stats_->ok;
     stats_->response_bytes += call.stream ? call.stream_bytes : call.response.Length();
-    if (call.stream) {
+    if (requests_->server_streaming()) {
       stats_->streaming = true;
-      stats_->messages += call.messages;
-      if (call.messages > 0) stats_->first_message.Record(static_cast<uint64_t>(call.first_message_ns - from));
+      stats_->messages += call.received;
+      if (call.received > 0) stats_->first_message.Record(static_cast<uint64_t>(call.first_message_ns - from));
     }
     stats_->latency.Record(static_cast<uint64_t>(now - from));
     if (open_loop) stats_->latency_uncorrected.Record(static_cast<uint64_t>(now - call.sent_ns));
@@ -280,8 +316,9 @@ class SlotLoop {
         if (in_flight == 0) break;
       }
       if (!cq_.Next(&tag, &ok)) break;
-      if (!Done(static_cast<Call*>(tag), ok)) continue;
-      const int slot = Complete(static_cast<Call*>(tag));
+      const CallTag& done = *static_cast<CallTag*>(tag);
+      if (!Done(done, ok)) continue;
+      const int slot = Complete(done.call);
       --in_flight;
       next(slot);
     }
@@ -315,8 +352,9 @@ class SlotLoop {
       const grpc::CompletionQueue::NextStatus next = cq_.AsyncNext(&tag, &ok, MonotonicDeadline(wake, now));
       if (next == grpc::CompletionQueue::SHUTDOWN) break;
       if (next == grpc::CompletionQueue::GOT_EVENT) {
-        if (!Done(static_cast<Call*>(tag), ok)) continue;
-        free_slots_.push_back(Complete(static_cast<Call*>(tag)));
+        const CallTag& done = *static_cast<CallTag*>(tag);
+        if (!Done(done, ok)) continue;
+        free_slots_.push_back(Complete(done.call));
         --in_flight;
       }
     }

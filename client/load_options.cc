@@ -23,6 +23,7 @@
 #include "client/request_template.h"
 #include "core/request.h"
 #include "rpc/port_number.h"
+#include "schema/method_schema.h"
 
 namespace reco {
 namespace {
@@ -414,7 +415,10 @@ absl::StatusOr<std::pair<std::string, std::string>> ParseMetadataFlag(absl::stri
 }
 
 std::string DescribeWorkload(const LoadOptions& o) {
-  const char* streaming = o.call.server_streaming ? " (server-streaming)" : "";
+  const std::string streaming =
+      o.call.server_streaming || o.call.client_streaming
+          ? absl::StrCat(" (", MethodKind(o.call.client_streaming, o.call.server_streaming), ")")
+          : "";
   if (o.generic() && o.call.render_request) {
     return absl::StrCat(o.call.method, streaming, ", a request per call from --data");
   }

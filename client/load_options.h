@@ -59,8 +59,11 @@ struct CallSpec {
   std::string method;        // on the wire: "/package.Service/Method"
   std::string request_type;  // full names, for reports
   std::string reply_type;
-  std::vector<std::string> requests;  // serialized; cycled through, one per call
-  bool server_streaming = false;      // the method answers with a stream of messages
+  // Serialized; cycled through, one per call. A client-streaming method's are each a
+  // call's messages in protobuf's delimited form (schema/request_data.h).
+  std::vector<std::string> requests;
+  bool server_streaming = false;  // the method answers with a stream of messages
+  bool client_streaming = false;  // each call sends a stream of messages
   // --data with placeholders (client/request_template.h): each call's request,
   // serialized, for the call's number; requests then holds call 0's, for the probe.
   // Null otherwise.

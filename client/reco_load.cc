@@ -120,14 +120,16 @@ ABSL_FLAG(bool, tls_skip_verify, false,
           "TLS without checking the server's certificate or its name (test certificates only: anyone can pose "
           "as the server); instead of --tls_ca. The report says so.");
 ABSL_FLAG(std::string, call, "",
-          "Drive this unary or server-streaming method of your own service instead of reco's Recommend: "
+          "Drive this method of your own service (unary or streaming) instead of reco's Recommend: "
           "package.Service/Method. Its types come from --proto, --protoset, or the server's reflection; the "
           "requests from --data or --data_file.");
 ABSL_FLAG(std::vector<std::string>, proto, {}, "With --call: .proto file(s) defining the method (repeatable).");
 ABSL_FLAG(std::vector<std::string>, import_path, {}, "With --proto: directories imports are searched in (repeatable).");
 ABSL_FLAG(std::string, protoset, "",
           "With --call: a FileDescriptorSet (protoc --include_imports --descriptor_set_out=FILE) defining the method.");
-ABSL_FLAG(std::string, data, "", "With --call: the request as JSON (default: an empty request).");
+ABSL_FLAG(std::string, data, "",
+          "With --call: the request as JSON (default: an empty request); for a client-streaming or bidirectional "
+          "method a JSON array is each call's messages.");
 ABSL_FLAG(std::string, data_file, "",
           "With --call: a file of requests: one JSON object, or one per line (cycled through), or with "
           "--data_format binary one serialized request.");

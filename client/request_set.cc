@@ -10,6 +10,7 @@
 #include "google/protobuf/wire_format_lite.h"
 #include "grpcpp/support/proto_buffer_reader.h"
 #include "grpcpp/support/slice.h"
+#include "schema/request_data.h"
 
 namespace reco {
 
@@ -21,17 +22,31 @@ RequestSet::RequestSet(const Catalogue& catalogue, const v1::RecommendRequest& s
     std::string wire = req.SerializeAsString();
     grpc::Slice slice(wire);
     requests_.emplace_back(&slice, 1);
+    streams_.push_back({requests_.back()});
     expected_.push_back(BuildResponseBytes(catalogue, req));
     messages_.push_back(std::move(req));
   }
 }
 
-RequestSet::RequestSet(std::string method, const std::vector<std::string>& serialized_requests, bool server_streaming)
-    : method_(std::move(method)), server_streaming_(server_streaming) {
+RequestSet::RequestSet(std::string method, const std::vector<std::string>& serialized_requests, bool server_streaming,
+                       bool client_streaming)
+    : method_(std::move(method)), server_streaming_(server_streaming), client_streaming_(client_streaming) {
   for (const std::string& wire : serialized_requests) {
     grpc::Slice slice(wire);
     requests_.emplace_back(&slice, 1);
+    streams_.push_back(client_streaming ? StreamMessages(wire) : std::vector<grpc::ByteBuffer>{requests_.back()});
   }
+}
+
+std::vector<grpc::ByteBuffer> RequestSet::StreamMessages(const std::string& delimited) {
+  // The requests come from SerializedRequests, whose streams always split.
+  absl::StatusOr<std::vector<std::string>> messages = SplitDelimited(delimited);
+  std::vector<grpc::ByteBuffer> buffers;
+  for (const std::string& m : messages.value_or(std::vector<std::string>{delimited})) {
+    grpc::Slice slice(m);
+    buffers.emplace_back(&slice, 1);
+  }
+  return buffers;
 }
 
 v1::RecommendRequest RequestSet::Variant(const v1::RecommendRequest& shape, int i) {

@@ -14,9 +14,10 @@
 //   - only for a reply of the wrong length: CountItems() (walks the top-level fields,
 //     no allocation) to tell a wrong item count from wrong content.
 //
-// A generic set (reco_load --call) holds the user's requests for any unary method:
-// nothing is known about the replies, so Check() passes every OK reply and the
-// driver only counts its bytes.
+// A generic set (reco_load --call) holds the user's requests for any method: nothing
+// is known about the replies, so Check() passes every OK reply and the driver only
+// counts its bytes. For a client-streaming method each request is a call's stream of
+// messages (request_stream).
 //
 // Example:
 //   reco::RequestSet set(*catalogue, request_template, 4);  // items, profile, seed; 4 variants
@@ -54,8 +55,14 @@ class RequestSet {
   RequestSet(const Catalogue& catalogue, const v1::RecommendRequest& shape, int variants = kDefaultVariants);
 
   // A generic set: `method` ("/pkg.Service/Method") with these serialized requests;
-  // `server_streaming` when the method answers a stream of messages.
-  RequestSet(std::string method, const std::vector<std::string>& serialized_requests, bool server_streaming = false);
+  // `server_streaming` when the method answers a stream of messages,
+  // `client_streaming` when each request is a stream of them (in protobuf's delimited
+  // form, schema/request_data.h).
+  RequestSet(std::string method, const std::vector<std::string>& serialized_requests, bool server_streaming = false,
+             bool client_streaming = false);
+
+  // The messages of a delimited stream, each a buffer of its own.
+  static std::vector<grpc::ByteBuffer> StreamMessages(const std::string& delimited);
 
   // Request variant i of `shape`: what request_message(i) is, without building a
   // catalogue or an expected response.
@@ -66,6 +73,10 @@ class RequestSet {
   // The method answers each request with a stream of messages (--call of a
   // server-streaming method).
   bool server_streaming() const { return server_streaming_; }
+  // Each call sends a stream of messages (--call of a client-streaming method).
+  bool client_streaming() const { return client_streaming_; }
+  // Any stream either way: the call goes through a stream, not a unary call.
+  bool streaming() const { return server_streaming_ || client_streaming_; }
   // False for a generic set: replies are not checked beyond their status.
   bool checks_replies() const { return catalogue_ != nullptr; }
   // Only for a set made from a catalogue.
@@ -74,6 +85,8 @@ class RequestSet {
   const v1::RecommendRequest& request_message(int i) const { return messages_[i]; }
   // A copy shares the serialized slice: no allocation of the payload per request.
   const grpc::ByteBuffer& request(int i) const { return requests_[i]; }
+  // The messages call i sends: request(i) alone, or a client-streaming call's stream.
+  const std::vector<grpc::ByteBuffer>& request_stream(int i) const { return streams_[i]; }
   const std::string& expected_bytes(int i) const { return expected_[i]; }
   uint32_t expected_items() const { return expected_items_; }
 
@@ -90,9 +103,11 @@ class RequestSet {
  private:
   std::string method_;
   bool server_streaming_ = false;
+  bool client_streaming_ = false;
   const Catalogue* catalogue_ = nullptr;  // null for a generic set
   std::vector<v1::RecommendRequest> messages_;
   std::vector<grpc::ByteBuffer> requests_;
+  std::vector<std::vector<grpc::ByteBuffer>> streams_;
   std::vector<std::string> expected_;
   uint32_t expected_items_ = 0;
 };

@@ -181,8 +181,8 @@ absl::Status TargetLink::ProbeChannel(grpc::Channel& channel, grpc::GenericStub&
     }
   }
   UnaryReply reply;
-  if (requests.server_streaming()) {
-    StreamReply stream = BlockingServerStreamingCall(stub, requests.method(), requests.request(0), until, metadata);
+  if (requests.streaming()) {
+    StreamReply stream = BlockingStreamingCall(stub, requests.method(), requests.request_stream(0), until, metadata);
     reply.status = stream.status;
     reply.message = stream.message;
   } else {

@@ -33,7 +33,9 @@ v1::RecommendRequest RequestShape(const LoadOptions& options) {
 }
 
 const RequestSet* RequestSets::Generic() {
-  if (!generic_) generic_ = std::make_unique<RequestSet>(call_.method, call_.requests, call_.server_streaming);
+  if (!generic_)
+    generic_ =
+        std::make_unique<RequestSet>(call_.method, call_.requests, call_.server_streaming, call_.client_streaming);
   return generic_.get();
 }
 

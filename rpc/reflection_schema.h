@@ -12,7 +12,7 @@
 //   auto channel = grpc::CreateChannel("127.0.0.1:50051", grpc::InsecureChannelCredentials());
 //   absl::StatusOr<reco::ProtoSchema> schema =
 //       reco::SchemaFromReflection(*channel, "inbox.v1.Inbox", absl::Seconds(5));
-//   if (schema.ok()) method = reco::FindUnaryMethod(*schema, "inbox.v1.Inbox/ListThreads");
+//   if (schema.ok()) method = reco::FindMethod(*schema, "inbox.v1.Inbox/ListThreads");
 //
 // Errors:
 //   INVALID_ARGUMENT   the server serves no reflection ("... give --proto or --protoset"),

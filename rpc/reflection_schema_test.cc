@@ -70,7 +70,7 @@ TEST(SchemaFromReflection, FindsGetFeedThroughGrpcsOwnReflection) {
   TestServer test = StartServer(&feed);
   absl::StatusOr<ProtoSchema> schema = SchemaFromReflection(*test.channel, "feed.v1.Feed", kTimeout);
   ASSERT_TRUE(schema.ok()) << schema.status();
-  absl::StatusOr<MethodSchema> method = FindUnaryMethod(*schema, "feed.v1.Feed/GetFeed");
+  absl::StatusOr<MethodSchema> method = FindMethod(*schema, "feed.v1.Feed/GetFeed");
   ASSERT_TRUE(method.ok()) << method.status();
   EXPECT_EQ(method->path, "/feed.v1.Feed/GetFeed");
   EXPECT_EQ(Shape(method->request), Shape(feed::v1::FeedRequest::descriptor()));
@@ -229,7 +229,7 @@ TEST(SchemaFromReflection, FetchesImportsByFileNameOverV1) {
   absl::StatusOr<ProtoSchema> schema = SchemaFromReflection(*test.channel, "shop.v1.Shop", kTimeout);
   ASSERT_TRUE(schema.ok()) << schema.status();
   EXPECT_EQ(fake.by_name_requests(), 1);  // money.proto, asked for by name
-  absl::StatusOr<MethodSchema> method = FindUnaryMethod(*schema, "shop.v1.Shop/ListItems");
+  absl::StatusOr<MethodSchema> method = FindMethod(*schema, "shop.v1.Shop/ListItems");
   ASSERT_TRUE(method.ok()) << method.status();
   EXPECT_EQ(method->request->full_name(), "shop.v1.Money");
 }

@@ -29,9 +29,9 @@ UnaryReply BlockingUnaryCall(grpc::GenericStub& stub, const std::string& method,
   return reply;
 }
 
-StreamReply BlockingServerStreamingCall(grpc::GenericStub& stub, const std::string& method,
-                                        const grpc::ByteBuffer& request, absl::Time deadline,
-                                        const RequestMetadata& metadata) {
+StreamReply BlockingStreamingCall(grpc::GenericStub& stub, const std::string& method,
+                                  const std::vector<grpc::ByteBuffer>& requests, absl::Time deadline,
+                                  const RequestMetadata& metadata) {
   grpc::ClientContext context;
   context.set_deadline(absl::ToChronoTime(deadline));
   for (const auto& [key, value] : metadata) context.AddMetadata(key, value);
@@ -42,13 +42,20 @@ StreamReply BlockingServerStreamingCall(grpc::GenericStub& stub, const std::stri
   std::unique_ptr<grpc::GenericClientAsyncReaderWriter> call = stub.PrepareCall(&context, method, &cq);
   StreamReply reply;
   call->StartCall(nullptr);
-  if (step()) {
-    call->Write(request, grpc::WriteOptions().set_last_message(), nullptr);
-    if (step()) {
-      grpc::ByteBuffer message;
-      for (call->Read(&message, nullptr); step(); call->Read(&message, nullptr)) {
-        if (reply.messages++ == 0) reply.message = message;
-      }
+  bool sent = step();
+  for (size_t i = 0; sent && i < requests.size(); ++i) {
+    call->Write(requests[i], i + 1 == requests.size() ? grpc::WriteOptions().set_last_message() : grpc::WriteOptions(),
+                nullptr);
+    sent = step();
+  }
+  if (sent && requests.empty()) {
+    call->WritesDone(nullptr);
+    sent = step();
+  }
+  if (sent) {
+    grpc::ByteBuffer message;
+    for (call->Read(&message, nullptr); step(); call->Read(&message, nullptr)) {
+      if (reply.messages++ == 0) reply.message = message;
     }
   }
   call->Finish(&reply.status, nullptr);

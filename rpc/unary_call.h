@@ -45,16 +45,17 @@ UnaryReply BlockingUnaryCall(grpc::GenericStub& stub, const std::string& method,
 UnaryReply BlockingUnaryCall(grpc::GenericStub& stub, const std::string& method, const std::string& request,
                              absl::Time deadline, const RequestMetadata& metadata = {});
 
-// A server-streaming call: sends `request`, reads every message until the server
-// finishes. `message` is the first one, `messages` how many came.
+// A streaming call of any kind: sends `requests` (a unary-request method's one, or a
+// client stream's messages) and half-closes, then reads every message until the
+// server finishes. `message` is the first one, `messages` how many came.
 struct StreamReply {
   grpc::Status status;
   grpc::ByteBuffer message;
   int64_t messages = 0;
 };
-StreamReply BlockingServerStreamingCall(grpc::GenericStub& stub, const std::string& method,
-                                        const grpc::ByteBuffer& request, absl::Time deadline,
-                                        const RequestMetadata& metadata = {});
+StreamReply BlockingStreamingCall(grpc::GenericStub& stub, const std::string& method,
+                                  const std::vector<grpc::ByteBuffer>& requests, absl::Time deadline,
+                                  const RequestMetadata& metadata = {});
 
 }  // namespace reco
 

@@ -2,6 +2,7 @@
 #include "schema/json_message.h"
 
 #include <algorithm>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -190,6 +191,50 @@ int JsonDepth(absl::string_view json) {
 }
 
 }  // namespace
+
+absl::StatusOr<std::optional<std::vector<absl::string_view>>> JsonArrayElements(absl::string_view json,
+                                                                                absl::string_view source) {
+  json = absl::StripAsciiWhitespace(json);
+  if (json.empty() || json.front() != '[') return std::optional<std::vector<absl::string_view>>();
+  if (JsonDepth(json) > kMaxJsonDepth) {
+    return absl::InvalidArgumentError(
+        absl::StrCat(source, ": JSON nested deeper than ", kMaxJsonDepth, " levels (objects and arrays)"));
+  }
+  pb::ListValue array;  // protobuf's own JSON grammar decides what is valid
+  pb::util::Status parsed = pb::util::JsonStringToMessage(pb::StringPiece(json.data(), json.size()), &array);
+  if (!parsed.ok()) {
+    return absl::InvalidArgumentError(absl::StrCat(source, ": not a valid JSON array: ", parsed.message().ToString()));
+  }
+  // Valid: split it at the commas outside strings and nested values.
+  std::vector<absl::string_view> elements;
+  auto take = [&](size_t start, size_t end) {
+    absl::string_view element = absl::StripAsciiWhitespace(json.substr(start, end - start));
+    if (!element.empty()) elements.push_back(element);  // "[]" has none
+  };
+  int depth = 0;
+  bool in_string = false;
+  size_t start = 1;
+  for (size_t i = 0; i < json.size(); ++i) {
+    const char c = json[i];
+    if (in_string) {
+      if (c == '\\') {
+        ++i;  // the escaped character
+      } else if (c == '"') {
+        in_string = false;
+      }
+    } else if (c == '"') {
+      in_string = true;
+    } else if (c == '{' || c == '[') {
+      ++depth;
+    } else if ((c == '}' || c == ']') && --depth == 0) {
+      take(start, i);  // the array's own ']'
+    } else if (c == ',' && depth == 1) {
+      take(start, i);
+      start = i + 1;
+    }
+  }
+  return std::optional<std::vector<absl::string_view>>(std::move(elements));
+}
 
 absl::StatusOr<std::unique_ptr<pb::Message>> ParseJsonMessage(const pb::Message& prototype, absl::string_view json,
                                                               absl::string_view source) {

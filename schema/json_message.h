@@ -30,6 +30,8 @@
 #define ARENA_GRPC_SCHEMA_JSON_MESSAGE_H_
 
 #include <memory>
+#include <optional>
+#include <vector>
 
 #include <google/protobuf/message.h>
 
@@ -47,6 +49,12 @@ inline constexpr int kMaxJsonDepth = 100;
 absl::StatusOr<std::unique_ptr<google::protobuf::Message>> ParseJsonMessage(const google::protobuf::Message& prototype,
                                                                             absl::string_view json,
                                                                             absl::string_view source);
+
+// The elements of `json` when it is one JSON array ("[{...}, {...}]"), each as its
+// text, in order; nullopt when it is not an array (an object, say). INVALID_ARGUMENT,
+// starting with `source`, for an array that is not valid JSON or nests too deep.
+absl::StatusOr<std::optional<std::vector<absl::string_view>>> JsonArrayElements(absl::string_view json,
+                                                                                absl::string_view source);
 
 }  // namespace reco
 

@@ -15,13 +15,12 @@ absl::Status CallError(absl::string_view call, absl::string_view what) {
   return absl::InvalidArgumentError(absl::StrCat("--call ", call, ": ", what));
 }
 
-// What a non-unary method is called, in grpc's words.
-absl::string_view StreamingKind(const google::protobuf::MethodDescriptor& method) {
-  if (method.client_streaming() && method.server_streaming()) return "bidirectional-streaming";
-  return method.client_streaming() ? "client-streaming" : "server-streaming";
-}
-
 }  // namespace
+
+absl::string_view MethodKind(bool client_streaming, bool server_streaming) {
+  if (client_streaming) return server_streaming ? "bidirectional-streaming" : "client-streaming";
+  return server_streaming ? "server-streaming" : "unary";
+}
 
 absl::StatusOr<std::pair<std::string, std::string>> ParseCallFlag(absl::string_view call) {
   constexpr absl::string_view kWant = "want package.Service/Method, e.g. inbox.v1.Inbox/ListThreads";
@@ -43,7 +42,7 @@ absl::StatusOr<std::pair<std::string, std::string>> ParseCallFlag(absl::string_v
   return std::make_pair(std::string(text.substr(0, split)), std::string(text.substr(split + 1)));
 }
 
-absl::StatusOr<MethodSchema> FindUnaryMethod(const ProtoSchema& schema, absl::string_view call) {
+absl::StatusOr<MethodSchema> FindMethod(const ProtoSchema& schema, absl::string_view call) {
   absl::StatusOr<std::pair<std::string, std::string>> names = ParseCallFlag(call);
   if (!names.ok()) return names.status();
   const auto& [service_name, method_name] = *names;
@@ -62,11 +61,6 @@ absl::StatusOr<MethodSchema> FindUnaryMethod(const ProtoSchema& schema, absl::st
     for (int i = 0; i < service->method_count(); ++i) methods.push_back(service->method(i)->name());
     return CallError(call, absl::StrCat(service_name, " has no method ", method_name,
                                         " (methods: ", absl::StrJoin(methods, ", "), ")"));
-  }
-  if (method->client_streaming()) {
-    return CallError(call,
-                     absl::StrCat("is ", StreamingKind(*method),
-                                  "; reco_load drives unary and server-streaming methods (one request per call)"));
   }
   MethodSchema found;
   found.service = service_name;

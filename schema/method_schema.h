@@ -1,14 +1,13 @@
 // MethodSchema: the gRPC method reco_load's `--call package.Service/Method` names, found
-// in a ProtoSchema (schema/proto_schema.h): its wire path and its request and reply
-// types, checked to be unary (the only kind reco_load drives).
+// in a ProtoSchema (schema/proto_schema.h): its wire path, its request and reply types,
+// and which side streams.
 //
 // Example:
 //   absl::StatusOr<reco::MethodSchema> method =
-//       reco::FindUnaryMethod(schema, "inbox.v1.Inbox/ListThreads");
+//       reco::FindMethod(schema, "inbox.v1.Inbox/ListThreads");
 //   method->path;                  // "/inbox.v1.Inbox/ListThreads"
 //   method->request->full_name();  // "inbox.v1.ListThreadsRequest"
-//   reco::FindUnaryMethod(schema, "inbox.v1.Inbox/WatchInbox").status();
-//       // INVALID_ARGUMENT: "--call inbox.v1.Inbox/WatchInbox: is server-streaming; ..."
+//   reco::MethodKind(*method);     // "unary"
 //
 // Every error is INVALID_ARGUMENT naming --call and what the schema does have (its
 // services, or the service's methods), so a typo is fixed from the message alone.
@@ -43,8 +42,12 @@ struct MethodSchema {
 // "/pkg.Service/Method" (the wire path) and "pkg.Service.Method" (grpcurl's form).
 absl::StatusOr<std::pair<std::string, std::string>> ParseCallFlag(absl::string_view call);
 
-// The unary method `call` (as ParseCallFlag reads it) names in `schema`.
-absl::StatusOr<MethodSchema> FindUnaryMethod(const ProtoSchema& schema, absl::string_view call);
+// The method `call` (as ParseCallFlag reads it) names in `schema`.
+absl::StatusOr<MethodSchema> FindMethod(const ProtoSchema& schema, absl::string_view call);
+
+// "unary", "server-streaming", "client-streaming" or "bidirectional-streaming" (gRPC's
+// words).
+absl::string_view MethodKind(bool client_streaming, bool server_streaming);
 
 }  // namespace reco
 

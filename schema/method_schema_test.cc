@@ -1,4 +1,4 @@
-// ParseCallFlag and FindUnaryMethod: --call's forms, and each way it can miss.
+// ParseCallFlag and FindMethod: --call's forms, and each way it can miss.
 #include "schema/method_schema.h"
 
 #include <string>
@@ -30,14 +30,14 @@ TEST(ParseCallFlag, RejectsWhatNamesNoMethod) {
   }
 }
 
-class FindUnaryMethodTest : public ::testing::Test {
+class FindMethodTest : public ::testing::Test {
  protected:
-  FindUnaryMethodTest() : schema_(*LoadProtoFiles({RECO_SOURCE_DIR "/patterns/testing/feed.proto"}, {})) {}
+  FindMethodTest() : schema_(*LoadProtoFiles({RECO_SOURCE_DIR "/patterns/testing/feed.proto"}, {})) {}
   ProtoSchema schema_;
 };
 
-TEST_F(FindUnaryMethodTest, FindsTheMethodItsPathAndTypes) {
-  absl::StatusOr<MethodSchema> method = FindUnaryMethod(schema_, "feed.v1.Feed/GetFeed");
+TEST_F(FindMethodTest, FindsTheMethodItsPathAndTypes) {
+  absl::StatusOr<MethodSchema> method = FindMethod(schema_, "feed.v1.Feed/GetFeed");
   ASSERT_TRUE(method.ok()) << method.status();
   EXPECT_EQ(method->service, "feed.v1.Feed");
   EXPECT_EQ(method->method, "GetFeed");
@@ -48,27 +48,27 @@ TEST_F(FindUnaryMethodTest, FindsTheMethodItsPathAndTypes) {
   EXPECT_FALSE(method->server_streaming);
 }
 
-TEST_F(FindUnaryMethodTest, UnknownServiceListsTheServices) {
-  EXPECT_EQ(FindUnaryMethod(schema_, "feed.v1.Fed/GetFeed").status(),
+TEST_F(FindMethodTest, UnknownServiceListsTheServices) {
+  EXPECT_EQ(FindMethod(schema_, "feed.v1.Fed/GetFeed").status(),
             absl::InvalidArgumentError(
                 "--call feed.v1.Fed/GetFeed: no service feed.v1.Fed in the schema (services: feed.v1.Feed)"));
 }
 
-TEST_F(FindUnaryMethodTest, UnknownMethodListsTheMethods) {
-  EXPECT_EQ(FindUnaryMethod(schema_, "feed.v1.Feed/GetFed").status(),
+TEST_F(FindMethodTest, UnknownMethodListsTheMethods) {
+  EXPECT_EQ(FindMethod(schema_, "feed.v1.Feed/GetFed").status(),
             absl::InvalidArgumentError(
                 "--call feed.v1.Feed/GetFed: feed.v1.Feed has no method GetFed (methods: GetFeed, StreamFeed)"));
 }
 
-TEST_F(FindUnaryMethodTest, AServerStreamingMethodIsFoundAndSaysSo) {
-  absl::StatusOr<MethodSchema> method = FindUnaryMethod(schema_, "feed.v1.Feed/StreamFeed");
+TEST_F(FindMethodTest, AServerStreamingMethodIsFoundAndSaysSo) {
+  absl::StatusOr<MethodSchema> method = FindMethod(schema_, "feed.v1.Feed/StreamFeed");
   ASSERT_TRUE(method.ok()) << method.status();
   EXPECT_TRUE(method->server_streaming);
   EXPECT_FALSE(method->client_streaming);
   EXPECT_EQ(method->path, "/feed.v1.Feed/StreamFeed");
 }
 
-TEST(FindUnaryMethod, NamesEachStreamingKind) {
+TEST(FindMethod, FindsEachStreamingKindAndNamesIt) {
   google::protobuf::FileDescriptorProto file;
   file.set_name("s.proto");
   file.set_package("s");
@@ -85,19 +85,26 @@ TEST(FindUnaryMethod, NamesEachStreamingKind) {
   }
   absl::StatusOr<ProtoSchema> schema = FromFileDescriptorProtos({file});
   ASSERT_TRUE(schema.ok()) << schema.status();
-  EXPECT_THAT(std::string(FindUnaryMethod(*schema, "s.S/Up").status().message()),
-              ::testing::HasSubstr("is client-streaming; reco_load drives unary and server-streaming methods"));
-  EXPECT_THAT(std::string(FindUnaryMethod(*schema, "s.S/Both").status().message()),
-              ::testing::HasSubstr("is bidirectional-streaming;"));
+  absl::StatusOr<MethodSchema> up = FindMethod(*schema, "s.S/Up");
+  ASSERT_TRUE(up.ok()) << up.status();
+  EXPECT_TRUE(up->client_streaming);
+  EXPECT_FALSE(up->server_streaming);
+  absl::StatusOr<MethodSchema> both = FindMethod(*schema, "s.S/Both");
+  ASSERT_TRUE(both.ok()) << both.status();
+  EXPECT_TRUE(both->client_streaming && both->server_streaming);
+  EXPECT_EQ(MethodKind(false, false), "unary");
+  EXPECT_EQ(MethodKind(false, true), "server-streaming");
+  EXPECT_EQ(MethodKind(true, false), "client-streaming");
+  EXPECT_EQ(MethodKind(true, true), "bidirectional-streaming");
 }
 
-TEST(FindUnaryMethod, ASchemaWithoutServicesSaysSo) {
+TEST(FindMethod, ASchemaWithoutServicesSaysSo) {
   google::protobuf::FileDescriptorProto file;
   file.set_name("m.proto");
   file.add_message_type()->set_name("M");
   absl::StatusOr<ProtoSchema> schema = FromFileDescriptorProtos({file});
   ASSERT_TRUE(schema.ok()) << schema.status();
-  EXPECT_EQ(FindUnaryMethod(*schema, "s.S/Get").status().message(),
+  EXPECT_EQ(FindMethod(*schema, "s.S/Get").status().message(),
             "--call s.S/Get: no service s.S in the schema (it has no services)");
 }
 

@@ -8,6 +8,12 @@
 //                                 the file is one serialized request, sent as it is;
 //   neither                       one empty request (every field at its default).
 //
+// A client-streaming (or bidirectional) method's request is a stream of messages:
+// each JSON request above may then be an array of objects, the call's messages in
+// order (ghz's form; an object alone is a stream of one), and each request comes
+// serialized in protobuf's delimited form (every message after its length as a
+// varint), which SplitDelimited takes apart.
+//
 // Example:
 //   reco::RequestData data;
 //   data.json = R"({"account": "ada", "threads": 20})";
@@ -43,9 +49,19 @@ struct RequestData {
 // --data_format's value: "json" or "binary".
 absl::StatusOr<RequestData::Format> ParseDataFormat(absl::string_view name);
 
-// The requests `data` describes, each serialized as a `type`; never empty.
+// The requests `data` describes, each serialized as a `type` (with `stream`, each a
+// delimited stream of them); never empty.
 absl::StatusOr<std::vector<std::string>> SerializedRequests(const google::protobuf::Descriptor* type,
-                                                            const RequestData& data);
+                                                            const RequestData& data, bool stream = false);
+
+// One JSON request, as SerializedRequests serializes it; `source` starts every error
+// ("--data", "--data_file x.jsonl line 3").
+absl::StatusOr<std::string> SerializedJsonRequest(const google::protobuf::Message& prototype, absl::string_view json,
+                                                  absl::string_view source, bool stream);
+
+// The messages of a delimited stream, in order; INVALID_ARGUMENT when the bytes are
+// not one (a length past the end).
+absl::StatusOr<std::vector<std::string>> SplitDelimited(absl::string_view stream);
 
 }  // namespace reco
 

@@ -142,6 +142,79 @@ TEST(SerializedRequests, FlagsThatContradictAreRefused) {
               HasSubstr("--data_format binary"));
 }
 
+// A client stream's request: the messages of one call, delimited.
+std::vector<uint32_t> StreamCounts(const std::string& stream) {
+  absl::StatusOr<std::vector<std::string>> messages = SplitDelimited(stream);
+  EXPECT_TRUE(messages.ok()) << messages.status();
+  std::vector<uint32_t> counts;
+  for (const std::string& m : messages.value_or(std::vector<std::string>{})) counts.push_back(Parsed(m).post_count());
+  return counts;
+}
+
+TEST(SerializedRequests, AStreamIsAnArrayOfMessagesOrOneObject) {
+  RequestData data;
+  data.json = R"([{"post_count": 1}, {"post_count": 2, "user_id": "a,b]}"}, {"post_count": 3}])";
+  absl::StatusOr<std::vector<std::string>> requests = SerializedRequests(kType, data, /*stream=*/true);
+  ASSERT_TRUE(requests.ok()) << requests.status();
+  ASSERT_EQ(requests->size(), 1u);
+  EXPECT_EQ(StreamCounts(requests->front()), (std::vector<uint32_t>{1, 2, 3}));
+  EXPECT_EQ(Parsed(SplitDelimited(requests->front())->at(1)).user_id(), "a,b]}");
+  data.json = R"({"post_count": 7})";
+  requests = SerializedRequests(kType, data, true);
+  ASSERT_TRUE(requests.ok()) << requests.status();
+  EXPECT_EQ(StreamCounts(requests->front()), std::vector<uint32_t>{7});
+  data.json = "[]";
+  requests = SerializedRequests(kType, data, true);
+  ASSERT_TRUE(requests.ok()) << requests.status();
+  EXPECT_EQ(*requests, std::vector<std::string>{""});  // a stream of no message
+  // Not a stream: an array is refused, as before.
+  data.json = R"([{"post_count": 1}])";
+  EXPECT_THAT(std::string(SerializedRequests(kType, data).status().message()), HasSubstr("want one JSON object"));
+}
+
+TEST(SerializedRequests, AStreamsBadMessageIsNamedByItsIndex) {
+  RequestData data;
+  data.json = R"([{"post_count": 1}, {"postcount": 2}])";
+  EXPECT_EQ(SerializedRequests(kType, data, true).status().message(),
+            "--data message 1: field \"postcount\" is not a field of feed.v1.FeedRequest "
+            "(fields: user_id, post_count, long_text, page_size)");
+  data.json = R"([{"post_count": 1},, ])";
+  EXPECT_THAT(std::string(SerializedRequests(kType, data, true).status().message()),
+              HasSubstr("--data: not a valid JSON array"));
+}
+
+TEST(SerializedRequests, StreamsFromJsonLinesAndBinary) {
+  const std::string dir = testing::FreshTestFolder();
+  testing::WriteTestFile(dir + "/calls.jsonl", "[{\"post_count\": 1}, {\"post_count\": 2}]\n{\"post_count\": 3}\n");
+  absl::StatusOr<std::vector<std::string>> requests = SerializedRequests(kType, File(dir + "/calls.jsonl"), true);
+  ASSERT_TRUE(requests.ok()) << requests.status();
+  ASSERT_EQ(requests->size(), 2u);
+  EXPECT_EQ(StreamCounts((*requests)[0]), (std::vector<uint32_t>{1, 2}));
+  EXPECT_EQ(StreamCounts((*requests)[1]), std::vector<uint32_t>{3});
+  feed::v1::FeedRequest one;
+  one.set_post_count(9);
+  testing::WriteTestFile(dir + "/one.bin", one.SerializeAsString());
+  requests = SerializedRequests(kType, File(dir + "/one.bin", RequestData::Format::kBinary), true);
+  ASSERT_TRUE(requests.ok()) << requests.status();
+  EXPECT_EQ(StreamCounts(requests->front()), std::vector<uint32_t>{9});
+}
+
+TEST(SplitDelimited, RefusesALengthPastTheEnd) {
+  EXPECT_EQ(SplitDelimited(std::string("\x05"
+                                       "abc",
+                                       4))
+                .status()
+                .message(),
+            "not a delimited stream of messages: message 0 ends past the 4 bytes");
+  absl::StatusOr<std::vector<std::string>> two =
+      SplitDelimited(std::string("\x01"
+                                 "a"
+                                 "\x00",
+                                 3));
+  ASSERT_TRUE(two.ok()) << two.status();
+  EXPECT_EQ(*two, (std::vector<std::string>{"a", ""}));
+}
+
 TEST(ParseDataFormat, JsonOrBinary) {
   EXPECT_EQ(*ParseDataFormat("json"), RequestData::Format::kJson);
   EXPECT_EQ(*ParseDataFormat("binary"), RequestData::Format::kBinary);

@@ -396,6 +396,7 @@ void ParametersToProto(const RunReport& report, v1::ReportParameters* out) {
   out->set_request_type(o.call.request_type);
   out->set_reply_type(o.call.reply_type);
   out->set_server_streaming(o.call.server_streaming);
+  out->set_client_streaming(o.call.client_streaming);
   out->set_call_requests(static_cast<int32_t>(o.call.requests.size()));
   for (const auto& [key, value] : o.metadata) out->add_metadata_keys(key);
   out->set_total(static_cast<int32_t>(o.total));  // at most 1e9 (ValidateLoadOptions)
@@ -433,6 +434,7 @@ absl::Status ParametersFromProto(const v1::ReportParameters& p, LoadOptions* o) 
   o->call.request_type = p.request_type();
   o->call.reply_type = p.reply_type();
   o->call.server_streaming = p.server_streaming();
+  o->call.client_streaming = p.client_streaming();
   // The requests' bytes are not in a report; their number is (for DescribeWorkload).
   o->call.requests.assign(std::max(0, p.call_requests()), std::string());
   for (const std::string& key : p.metadata_keys()) o->metadata.emplace_back(key, "");

@@ -4,13 +4,19 @@
 #include "client/load_run.h"
 
 #include <algorithm>
+#include <atomic>
+#include <cstring>
+#include <deque>
 #include <fstream>
+#include <mutex>
 
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
+#include "client/call_flags.h"
 #include "client/machine_cpu.h"
 #include "client/report/report_renderers.h"
 #include "client/request_set.h"
+#include "core/byte_buffer_bytes.h"
 #include "core/catalogue.h"
 #include "core/message_store.h"
 #include "core/response_builder.h"
@@ -335,6 +341,168 @@ TEST(ClientLoadRun, AServerStreamingMethodIsDrivenMessageByMessage) {
   const std::string table = RenderTable(*report);
   EXPECT_NE(table.find("\nmessages/call "), std::string::npos) << table;
   EXPECT_NE(table.find("p99 first message (ms)"), std::string::npos) << table;
+  server->Shutdown();
+}
+
+// A client-streaming method ("/test.Stream/Collect": one reply, the call's messages'
+// bytes joined) and a bidirectional one ("/test.Stream/Echo": each message sent back
+// as it comes), both wanting kMessages messages a call: a call with another count
+// fails INVALID_ARGUMENT. `received` counts their messages; other methods are
+// UNIMPLEMENTED.
+class StreamUpService final : public grpc::CallbackGenericService {
+ public:
+  static constexpr int kMessages = 3;
+  std::atomic<int64_t> received{0};
+
+  grpc::ServerGenericBidiReactor* CreateReactor(grpc::GenericCallbackServerContext* ctx) override {
+    if (ctx->method() != "/test.Stream/Echo" && ctx->method() != "/test.Stream/Collect") {
+      class Unknown final : public grpc::ServerGenericBidiReactor {  // reco_load's ServerStats, say
+       public:
+        Unknown() { Finish(grpc::Status(grpc::StatusCode::UNIMPLEMENTED, "")); }
+        void OnDone() override { delete this; }
+      };
+      return new Unknown;
+    }
+    return new Reactor(this, ctx->method() == "/test.Stream/Echo");
+  }
+
+ private:
+  class Reactor final : public grpc::ServerGenericBidiReactor {
+   public:
+    Reactor(StreamUpService* service, bool echo) : service_(service), echo_(echo) { StartRead(&in_); }
+    void OnReadDone(bool ok) override {
+      std::lock_guard<std::mutex> lock(mu_);
+      if (!ok) {
+        reads_done_ = true;
+        return Next();
+      }
+      ++service_->received;
+      ++count_;
+      const std::string bytes = ByteBufferBytes(in_);
+      if (echo_) {
+        queue_.push_back(bytes);
+      } else {
+        joined_ += bytes;
+      }
+      StartRead(&in_);
+      Next();
+    }
+    void OnWriteDone(bool ok) override {
+      std::lock_guard<std::mutex> lock(mu_);
+      writing_ = false;
+      if (!ok) return End(grpc::Status::CANCELLED);
+      Next();
+    }
+    void OnDone() override { delete this; }
+
+   private:
+    // Writes what is queued, one at a time; once the client's messages have ended,
+    // Collect's one reply, then the status.
+    void Next() {
+      if (ended_ || writing_) return;
+      if (queue_.empty() && reads_done_ && !echo_ && !replied_ && count_ == kMessages) {
+        replied_ = true;
+        queue_.push_back(joined_);
+      }
+      if (!queue_.empty()) {
+        grpc::Slice slice(queue_.front());
+        queue_.pop_front();
+        out_ = grpc::ByteBuffer(&slice, 1);
+        writing_ = true;
+        return StartWrite(&out_);
+      }
+      if (!reads_done_) return;
+      End(count_ == kMessages ? grpc::Status::OK
+                              : grpc::Status(grpc::StatusCode::INVALID_ARGUMENT, absl::StrCat(count_, " messages")));
+    }
+    void End(const grpc::Status& status) {
+      if (ended_) return;
+      ended_ = true;
+      Finish(status);
+    }
+    StreamUpService* const service_;
+    const bool echo_;
+    std::mutex mu_;
+    grpc::ByteBuffer in_, out_;
+    std::deque<std::string> queue_;
+    std::string joined_;
+    int count_ = 0;
+    bool reads_done_ = false, writing_ = false, replied_ = false, ended_ = false;
+  };
+};
+
+// `total` calls a round of StreamUpService's `method`, each sending "a", "bb", "ccc".
+LoadOptions StreamUpRun(int port, const std::string& method, bool server_streaming, int total) {
+  LoadOptions o = StreamingRun({"up", absl::StrCat("127.0.0.1:", port)}, total, 2);
+  std::string call;
+  for (const char* m : {"a", "bb", "ccc"}) call += std::string(1, static_cast<char>(std::strlen(m))) + m;
+  o.call = {method, "test.Request", "test.Message", {call}};
+  o.call.client_streaming = true;
+  o.call.server_streaming = server_streaming;
+  return o;
+}
+
+TEST(ClientLoadRun, AClientStreamingMethodGetsEveryMessageOfEachCall) {
+  StreamUpService service;
+  int port = 0;
+  std::unique_ptr<grpc::Server> server = StartGenericServer(&service, "127.0.0.1:0", &port);
+  ASSERT_NE(server, nullptr);
+  absl::StatusOr<RunReport> report = RunLoad(StreamUpRun(port, "/test.Stream/Collect", false, 40), "test", nullptr);
+  ASSERT_TRUE(report.ok()) << report.status();
+  const ClientFigures& c = report->targets[0].client;
+  EXPECT_EQ(c.ok, 80u);  // a call that missed a message, or got them out of order, fails
+  EXPECT_EQ(c.errors(), 0u);
+  EXPECT_EQ(c.response_bytes, 80u * 6) << "each reply joins a, bb and ccc";
+  EXPECT_FALSE(c.streaming) << "one reply a call: no messages per call";
+  EXPECT_EQ(service.received.load() % StreamUpService::kMessages, 0);
+  EXPECT_GE(service.received.load(), 80 * StreamUpService::kMessages);
+  server->Shutdown();
+}
+
+TEST(ClientLoadRun, ABidirectionalMethodSendsAndReadsEveryMessage) {
+  StreamUpService service;
+  int port = 0;
+  std::unique_ptr<grpc::Server> server = StartGenericServer(&service, "127.0.0.1:0", &port);
+  ASSERT_NE(server, nullptr);
+  absl::StatusOr<RunReport> report = RunLoad(StreamUpRun(port, "/test.Stream/Echo", true, 40), "test", nullptr);
+  ASSERT_TRUE(report.ok()) << report.status();
+  const ClientFigures& c = report->targets[0].client;
+  EXPECT_EQ(c.ok, 80u);
+  EXPECT_EQ(c.errors(), 0u);
+  EXPECT_TRUE(c.streaming);
+  EXPECT_EQ(c.messages, 80u * StreamUpService::kMessages);
+  EXPECT_EQ(c.response_bytes, 80u * 6);
+  EXPECT_EQ(c.first_message.count(), 80u);
+  server->Shutdown();
+}
+
+// --call of a client-streaming method from a .proto: --data's array is each call's
+// messages, its placeholders rendered per call ({{.RequestNumber}}: 0, 1, ...).
+TEST(ClientLoadRun, ACallFlagStreamSendsTheArrayWithItsPlaceholdersPerCall) {
+  StreamUpService service;
+  int port = 0;
+  std::unique_ptr<grpc::Server> server = StartGenericServer(&service, "127.0.0.1:0", &port);
+  ASSERT_NE(server, nullptr);
+  const std::string proto = ::testing::TempDir() + "/stream_up.proto";
+  std::ofstream(proto) << "syntax = \"proto3\";\npackage test;\nmessage Request { string text = 1; }\n"
+                          "service Stream { rpc Collect(stream Request) returns (Request); }\n";
+  LoadOptions o = StreamingRun({"up", absl::StrCat("127.0.0.1:", port)}, 40, 2);
+  CallFlags flags;
+  flags.call = "test.Stream/Collect";
+  flags.proto_files = {proto};
+  flags.data.json = R"([{"text": "a"}, {"text": "bb"}, {"text": "{{.RequestNumber}}"}])";
+  absl::StatusOr<CallSpec> call = ResolveCall(flags, o);
+  ASSERT_TRUE(call.ok()) << call.status();
+  EXPECT_TRUE(call->client_streaming);
+  EXPECT_FALSE(call->server_streaming);
+  o.call = *std::move(call);
+  absl::StatusOr<RunReport> report = RunLoad(o, "test", nullptr);
+  ASSERT_TRUE(report.ok()) << report.status();
+  const ClientFigures& c = report->targets[0].client;
+  EXPECT_EQ(c.ok, 80u);
+  // Each reply joins the call's three messages: "a" (3 bytes), "bb" (4) and the
+  // call's number (2 + its digits): calls 0-9 one digit, 10-79 two.
+  EXPECT_EQ(c.response_bytes, 80u * (3 + 4 + 2) + 10 * 1 + 70 * 2);
   server->Shutdown();
 }
 
