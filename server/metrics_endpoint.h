@@ -10,7 +10,9 @@
 // for them, and a request that is not complete within 10 s is closed (a client
 // that sends slowly holds a worker that long, no longer). The reply is the text of
 // the metric families, a few KiB. Other paths answer 404; the gRPC port is not
-// touched.
+// touched. So clients that never finish a request delay scrapes (each holds a worker
+// up to 10 s); an allow list (`allow`: the scrapers' addresses) closes every other
+// address's connection at accept, before it takes a worker.
 //
 // Example (wiring in server/reco_server_main.cc):
 //   absl::StatusOr<std::unique_ptr<reco::MetricsEndpoint>> metrics =
@@ -25,6 +27,7 @@
 #include <functional>
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
@@ -44,12 +47,18 @@ namespace reco {
 // "listen=..." and the reason otherwise.
 absl::Status CheckMetricsListen(const std::string& listen);
 
+// OK when every entry of `allow` is an IPv4 address or ADDRESS/BITS (BITS 0-32);
+// InvalidArgument naming the first that is not, with "allow=..." first.
+absl::Status CheckMetricsAllow(const std::vector<std::string>& allow);
+
 class MetricsEndpoint {
  public:
   using Source = std::function<v1::StatsSnapshot()>;
-  // listen: as CheckMetricsListen takes it. InvalidArgument for an address it
+  // listen: as CheckMetricsListen takes it; allow: as CheckMetricsAllow takes it, the
+  // addresses that may connect (empty: any). InvalidArgument for an address it
   // refuses, Unavailable when it cannot be bound.
-  static absl::StatusOr<std::unique_ptr<MetricsEndpoint>> Start(const std::string& listen, Source source);
+  static absl::StatusOr<std::unique_ptr<MetricsEndpoint>> Start(const std::string& listen, Source source,
+                                                                const std::vector<std::string>& allow = {});
   ~MetricsEndpoint();
 
   int port() const { return port_; }

@@ -14,6 +14,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
 #include "core/request.h"
+#include "server/metrics_endpoint.h"
 #include "server/testing/metrics_scrape.h"
 #include "server/testing/server_test_util.h"
 
@@ -27,10 +28,11 @@ using testing::Exchange;
 using testing::MakeRequest;
 using testing::Scrape;
 
-std::unique_ptr<RecoServer> StartWithMetrics(ServingMode mode) {
+std::unique_ptr<RecoServer> StartWithMetrics(ServingMode mode, std::vector<std::string> allow = {}) {
   ServerOptions options;
   options.listen = "127.0.0.1:0";
   options.metrics_listen = "127.0.0.1:0";
+  options.metrics_allow = std::move(allow);
   options.mode = mode;
   options.allow_stats_reset = true;
   auto server = RecoServer::Start(options);
@@ -194,6 +196,30 @@ TEST(MetricsEndpointTest, HostileClientsLeaveBothPortsServing) {
   for (int fd : stalled) close(fd);
   std::map<std::string, double> series = Scrape(port);
   EXPECT_EQ(series[Series("reco_rpcs_total", "arena_pool", "code=\"OK\"")], 1);
+}
+
+// With an allow list (--metrics_allow) another address is closed at accept: a whole
+// scrape from it gets no reply, and its clients that never finish a request hold
+// no worker, so the allowed scraper is answered while they are open.
+TEST(MetricsEndpointTest, AnAllowListClosesOtherAddressesBeforeTheyHoldAWorker) {
+  auto server = StartWithMetrics(ServingMode::kArenaPool, {"127.0.0.2/32"});
+  ASSERT_NE(server, nullptr);
+  const int port = server->metrics_port();
+  const std::string scrape = "GET /metrics HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n";
+  EXPECT_TRUE(Exchange(port, scrape, "127.0.0.1").empty()) << "an address outside the list was served";
+  std::vector<int> stalled;
+  for (int i = 0; i < 6; ++i) {  // more than the endpoint's 2 workers
+    int fd = Connect(port, "127.0.0.1");
+    ASSERT_GE(fd, 0);
+    (void)!write(fd, "GET /metr", 9);
+    stalled.push_back(fd);
+  }
+  EXPECT_EQ(Exchange(port, scrape, "127.0.0.2").rfind("HTTP/1.1 200", 0), 0u);
+  for (int fd : stalled) close(fd);
+  EXPECT_TRUE(CheckMetricsAllow({"10.0.0.0/8", "192.168.1.7"}).ok());
+  EXPECT_EQ(CheckMetricsAllow({"10.0.0.0/8", "10.0.0.0/33"}).message(),
+            "allow=10.0.0.0/33: not an IPv4 address or ADDRESS/BITS (e.g. 10.0.0.7 or 10.0.0.0/8)");
+  EXPECT_FALSE(CheckMetricsAllow({"::1"}).ok());
 }
 
 }  // namespace

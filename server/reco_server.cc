@@ -116,6 +116,12 @@ absl::Status CheckOptions(const ServerOptions& o) {
       return absl::InvalidArgumentError(absl::StrCat("metrics_", s.message()));
     }
   }
+  if (absl::Status s = CheckMetricsAllow(o.metrics_allow); !s.ok()) {
+    return absl::InvalidArgumentError(absl::StrCat("metrics_", s.message()));
+  }
+  if (!o.metrics_allow.empty() && o.metrics_listen.empty()) {
+    return absl::InvalidArgumentError("metrics_allow needs metrics_listen");
+  }
   if (o.api == ServingApi::kAsync) {
     if (o.async_threads < 1) {
       return absl::InvalidArgumentError(absl::StrCat("async_threads: ", o.async_threads, " is not positive"));
@@ -313,7 +319,8 @@ absl::StatusOr<std::unique_ptr<RecoServer>> RecoServer::Start(const ServerOption
   // started behind; until the server serves, a scrape reads zeros.
   if (!options.metrics_listen.empty()) {
     StatsSnapshotter* snapshotter = parts->snapshotter.get();
-    auto metrics = MetricsEndpoint::Start(options.metrics_listen, [snapshotter] { return snapshotter->SinceStart(); });
+    auto metrics = MetricsEndpoint::Start(
+        options.metrics_listen, [snapshotter] { return snapshotter->SinceStart(); }, options.metrics_allow);
     if (!metrics.ok()) return metrics.status();
     parts->metrics = *std::move(metrics);
   }

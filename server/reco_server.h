@@ -173,6 +173,9 @@ struct ServerOptions {
   // HOST:PORT of an HTTP port serving GET /metrics in the Prometheus text format
   // (server/metrics_endpoint.h: its own memory bound); empty: none. Port 0 picks one.
   std::string metrics_listen;
+  // The addresses (IPv4, or ADDRESS/BITS) that may connect to metrics_listen; empty:
+  // any (server/metrics_endpoint.h).
+  std::vector<std::string> metrics_allow;
   // Connection lifetime, keepalive enforcement, accepted request encodings
   // (server/connection_limits.h); on by default.
   ConnectionLimits connection;

@@ -28,6 +28,7 @@
 #include "server/connection_limits.h"
 #include "server/lifecycle_flags.h"
 #include "server/listen_address.h"
+#include "server/metrics_endpoint.h"
 #include "server/process_metrics.h"
 #include "server/reco_server.h"
 #include "server/stats_summary.h"
@@ -122,6 +123,10 @@ ABSL_FLAG(bool, allow_stats_reset, false,
 ABSL_FLAG(bool, reflection, true, "serve gRPC server reflection (v1alpha), so that tools can list the services");
 ABSL_FLAG(std::string, metrics_listen, "",
           "HOST:PORT serving GET /metrics in the Prometheus text format (docs/server.md); empty: none");
+ABSL_FLAG(std::vector<std::string>, metrics_allow, {},
+          "with --metrics_listen: the addresses that may scrape it (IPv4, or ADDRESS/BITS; comma-separated): "
+          "every other address is closed at accept, before it can hold one of the endpoint's 2 workers; "
+          "empty: any address");
 ABSL_FLAG(bool, measure, true, "time the build/serialize/release phases per RPC (false: for measuring the cost)");
 ABSL_FLAG(std::string, tls_cert, "",
           "TLS (the spelling of --tls-cert: absl flag names have no '-'): PEM certificate chain file; with "
@@ -272,10 +277,14 @@ reco::ServerOptions OptionsFromFlags() {
   o.allow_stats_reset = absl::GetFlag(FLAGS_allow_stats_reset);
   o.reflection = absl::GetFlag(FLAGS_reflection);
   o.metrics_listen = absl::GetFlag(FLAGS_metrics_listen);
+  o.metrics_allow = absl::GetFlag(FLAGS_metrics_allow);
   if (!o.metrics_listen.empty()) {
     if (absl::Status s = reco::CheckListenAddress(o.metrics_listen); !s.ok())
       BadFlag(absl::StrCat("--metrics_", s.message()));
   }
+  if (absl::Status s = reco::CheckMetricsAllow(o.metrics_allow); !s.ok())
+    BadFlag(absl::StrCat("--metrics_", s.message()));
+  if (!o.metrics_allow.empty() && o.metrics_listen.empty()) BadFlag("--metrics_allow needs --metrics_listen");
   if (absl::GetFlag(FLAGS_shutdown_deadline) < absl::ZeroDuration() ||
       absl::GetFlag(FLAGS_shutdown_deadline) > absl::Hours(1)) {
     BadFlag(absl::StrCat("--shutdown_deadline=", absl::FormatDuration(absl::GetFlag(FLAGS_shutdown_deadline)),

@@ -13,8 +13,15 @@
 
 namespace reco::testing {
 
-int Connect(int port) {
+int Connect(int port, const char* source) {
   int fd = socket(AF_INET, SOCK_STREAM, 0);
+  sockaddr_in from{};
+  from.sin_family = AF_INET;
+  inet_pton(AF_INET, source, &from.sin_addr);
+  if (bind(fd, reinterpret_cast<sockaddr*>(&from), sizeof(from)) != 0) {
+    close(fd);
+    return -1;
+  }
   sockaddr_in addr{};
   addr.sin_family = AF_INET;
   addr.sin_port = htons(static_cast<uint16_t>(port));
@@ -28,8 +35,8 @@ int Connect(int port) {
   return fd;
 }
 
-std::string Exchange(int port, const std::string& request) {
-  int fd = Connect(port);
+std::string Exchange(int port, const std::string& request, const char* source) {
+  int fd = Connect(port, source);
   if (fd < 0) return "";
   (void)!write(fd, request.data(), request.size());
   std::string response;
@@ -39,8 +46,8 @@ std::string Exchange(int port, const std::string& request) {
   return response;
 }
 
-std::map<std::string, double> Scrape(int port) {
-  std::string response = Exchange(port, "GET /metrics HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n");
+std::map<std::string, double> Scrape(int port, const char* source) {
+  std::string response = Exchange(port, "GET /metrics HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n", source);
   EXPECT_EQ(response.rfind("HTTP/1.1 200", 0), 0u) << response.substr(0, 200);
   std::map<std::string, double> series;
   const size_t body = response.find("\r\n\r\n");

@@ -12,13 +12,14 @@
 
 namespace reco::testing {
 
-// A socket connected to 127.0.0.1:port, reads bounded by a 20 s timeout; -1 on failure.
-int Connect(int port);
+// A socket from `source` connected to 127.0.0.1:port, reads bounded by a 20 s
+// timeout; -1 on failure.
+int Connect(int port, const char* source = "127.0.0.1");
 // Sends `request` and reads until the server closes: the whole HTTP response.
-std::string Exchange(int port, const std::string& request);
+std::string Exchange(int port, const std::string& request, const char* source = "127.0.0.1");
 // GET /metrics: series (name with labels, as printed) -> value. Fails the test on a
 // status other than 200.
-std::map<std::string, double> Scrape(int port);
+std::map<std::string, double> Scrape(int port, const char* source = "127.0.0.1");
 
 }  // namespace reco::testing
 
