@@ -165,11 +165,12 @@ std::string ProtobufError(absl::string_view message, const pb::Descriptor& type)
   return absl::StrCat(type.full_name(), ": ", message);
 }
 
-// The deepest nesting of objects and arrays in `json` (strings skipped, escapes
-// honoured), in one pass. protobuf 3.21's JSON parser stops objects nested past 100
-// levels, but not arrays: 50,000 nested ones took it over a minute (quadratic).
-int JsonDepth(absl::string_view json) {
-  int depth = 0, deepest = 0;
+// Calls on(i, c, depth) for each '{', '[', '}', ']' and ',' of `json` outside strings
+// (escapes honoured), `depth` the nesting after an opening bracket and before a
+// closing one (1 inside the outermost value).
+template <typename On>
+void WalkJsonStructure(absl::string_view json, On on) {
+  int depth = 0;
   bool in_string = false;
   for (size_t i = 0; i < json.size(); ++i) {
     const char c = json[i];
@@ -182,11 +183,21 @@ int JsonDepth(absl::string_view json) {
     } else if (c == '"') {
       in_string = true;
     } else if (c == '{' || c == '[') {
-      deepest = std::max(deepest, ++depth);
+      on(i, c, ++depth);
     } else if (c == '}' || c == ']') {
-      --depth;
+      on(i, c, depth--);
+    } else if (c == ',') {
+      on(i, c, depth);
     }
   }
+}
+
+// The deepest nesting of objects and arrays in `json`, in one pass. protobuf 3.21's
+// JSON parser stops objects nested past 100 levels, but not arrays: 50,000 nested
+// ones took it over a minute (quadratic).
+int JsonDepth(absl::string_view json) {
+  int deepest = 0;
+  WalkJsonStructure(json, [&](size_t, char, int depth) { deepest = std::max(deepest, depth); });
   return deepest;
 }
 
@@ -205,34 +216,15 @@ absl::StatusOr<std::optional<std::vector<absl::string_view>>> JsonArrayElements(
   if (!parsed.ok()) {
     return absl::InvalidArgumentError(absl::StrCat(source, ": not a valid JSON array: ", parsed.message().ToString()));
   }
-  // Valid: split it at the commas outside strings and nested values.
+  // Valid: split it at its own commas and at its closing ']'.
   std::vector<absl::string_view> elements;
-  auto take = [&](size_t start, size_t end) {
-    absl::string_view element = absl::StripAsciiWhitespace(json.substr(start, end - start));
-    if (!element.empty()) elements.push_back(element);  // "[]" has none
-  };
-  int depth = 0;
-  bool in_string = false;
   size_t start = 1;
-  for (size_t i = 0; i < json.size(); ++i) {
-    const char c = json[i];
-    if (in_string) {
-      if (c == '\\') {
-        ++i;  // the escaped character
-      } else if (c == '"') {
-        in_string = false;
-      }
-    } else if (c == '"') {
-      in_string = true;
-    } else if (c == '{' || c == '[') {
-      ++depth;
-    } else if ((c == '}' || c == ']') && --depth == 0) {
-      take(start, i);  // the array's own ']'
-    } else if (c == ',' && depth == 1) {
-      take(start, i);
-      start = i + 1;
-    }
-  }
+  WalkJsonStructure(json, [&](size_t i, char c, int depth) {
+    if (depth != 1 || (c != ',' && c != ']')) return;
+    absl::string_view element = absl::StripAsciiWhitespace(json.substr(start, i - start));
+    if (!element.empty()) elements.push_back(element);  // "[]" has none
+    start = i + 1;
+  });
   return std::optional<std::vector<absl::string_view>>(std::move(elements));
 }
 
