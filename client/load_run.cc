@@ -221,7 +221,7 @@ absl::StatusOr<RunReport> RunLoad(const LoadOptions& options, const std::string&
   RunReport report;
   report.options = options;
   report.options.threads = ResolvedThreads(options);  // reports show the threads actually used
-  report.environment = RunEnvironment::Current(command_line);
+  report.environment = CurrentEnvironment(command_line);
 
   // Fail fast, before any load: every target must answer correctly.
   RequestSets request_sets(options);
@@ -245,7 +245,7 @@ absl::StatusOr<RunReport> RunLoad(const LoadOptions& options, const std::string&
       break;
     }
     for (size_t ti = 0; ti < targets.size(); ++ti) {
-      AddRound(MeasureRound(targets[ti], options, round, report.environment.cpus, progress), &report.targets[ti]);
+      AddRound(MeasureRound(targets[ti], options, round, report.environment.cpus(), progress), &report.targets[ti]);
     }
     last_round_ns = MonotonicNanos() - round_start;
   }

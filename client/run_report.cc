@@ -49,21 +49,21 @@ CpuIdentity ReadCpuIdentity(std::istream& cpuinfo) {
   return id;
 }
 
-RunEnvironment RunEnvironment::Current(const std::string& command_line) {
+RunEnvironment CurrentEnvironment(const std::string& command_line) {
   RunEnvironment e;
-  e.protobuf_version = google::protobuf::internal::VersionString(GOOGLE_PROTOBUF_VERSION);
-  e.grpc_version = grpc::Version();
+  e.set_protobuf_version(google::protobuf::internal::VersionString(GOOGLE_PROTOBUF_VERSION));
+  e.set_grpc_version(grpc::Version());
   std::ifstream cpuinfo("/proc/cpuinfo");
   CpuIdentity cpu = ReadCpuIdentity(cpuinfo);
-  e.cpu_model = cpu.model;
-  e.cpu_signature = cpu.signature;
-  e.cpus = static_cast<int>(sysconf(_SC_NPROCESSORS_ONLN));
-  e.client_malloc = AllocationCounter::MallocLabel();
+  e.set_cpu_model(cpu.model);
+  e.set_cpu_signature(cpu.signature);
+  e.set_cpus(static_cast<int>(sysconf(_SC_NPROCESSORS_ONLN)));
+  e.set_client_malloc(AllocationCounter::MallocLabel());
   const char* poller = std::getenv("GRPC_POLL_STRATEGY");
-  e.client_poller = poller != nullptr && *poller != '\0' ? poller : "gRPC's default";
-  e.started_utc = absl::FormatTime("%Y-%m-%dT%H:%M:%SZ", absl::Now(), absl::UTCTimeZone());
-  e.command_line = command_line;
-  e.tool_version = VersionLine("reco_load");
+  e.set_client_poller(poller != nullptr && *poller != '\0' ? poller : "gRPC's default");
+  e.set_started_utc(absl::FormatTime("%Y-%m-%dT%H:%M:%SZ", absl::Now(), absl::UTCTimeZone()));
+  e.set_command_line(command_line);
+  e.set_tool_version(VersionLine("reco_load"));
   return e;
 }
 

@@ -30,6 +30,7 @@
 #include "client/machine_cpu.h"
 #include "client/paired_ratio.h"
 #include "client/server_figures.h"
+#include "proto/load_report.pb.h"
 
 namespace reco {
 
@@ -68,28 +69,12 @@ struct CpuIdentity {
 };
 CpuIdentity ReadCpuIdentity(std::istream& cpuinfo);
 
-struct RunEnvironment {
-  std::string protobuf_version;
-  std::string grpc_version;
-  std::string cpu_model;  // /proc/cpuinfo "model name"
-  // "family F model M stepping S" from /proc/cpuinfo (ReadCpuIdentity), or empty.
-  std::string cpu_signature;
-  int cpus = 0;
-  std::string client_malloc;
-  // GRPC_POLL_STRATEGY when the run started (reco_load sets it from
-  // --grpc_poll_strategy before gRPC starts), else "gRPC's default"; empty when an
-  // older report did not record it.
-  std::string client_poller;
-  std::string started_utc;  // ISO 8601
-  std::string command_line;
-  std::string tool_version;  // reco_load's --version line (cli/build_info.h)
-  // The reports a merged report was made of (`reco_load merge`, client/report/report_merge.h),
-  // in order; empty for a report of one run.
-  std::vector<std::string> merged_from;
-
-  // The values for this process and machine.
-  static RunEnvironment Current(const std::string& command_line);
-};
+// What the numbers depend on (library versions, the CPU, the malloc, the command), as
+// the report's JSON holds it: the report's own message (proto/load_report.proto), no
+// copy of it to map.
+using RunEnvironment = v1::ReportEnvironment;
+// The values for this process and machine.
+RunEnvironment CurrentEnvironment(const std::string& command_line);
 
 // What one `--require` found (client/report/requirement.h evaluates it): kept in the report
 // so that the JSON holds it beside the figures it was judged on.

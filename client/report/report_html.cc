@@ -90,11 +90,11 @@ std::string RunHtml(const RunReport& report) {
       o.open_loop() ? absl::StrFormat("open loop at %g req/s", o.rate) : std::string("closed loop"), o.concurrency,
       o.connections, EscapeXml(DescribeWorkload(o)), EscapeXml(o.targets.empty() ? "" : o.targets[0].name));
   absl::StrAppendFormat(&s, "CPU: %s%s (%d CPUs). protobuf %s, gRPC %s. Client malloc: %s%s. Started %s. %s.</p>\n",
-                        EscapeXml(e.cpu_model),
-                        e.cpu_signature.empty() ? "" : absl::StrCat(", ", EscapeXml(e.cpu_signature)), e.cpus,
-                        EscapeXml(e.protobuf_version), EscapeXml(e.grpc_version), EscapeXml(e.client_malloc),
-                        e.client_poller.empty() ? "" : absl::StrCat(", gRPC poller: ", EscapeXml(e.client_poller)),
-                        EscapeXml(e.started_utc), EscapeXml(e.tool_version));
+                        EscapeXml(e.cpu_model()),
+                        e.cpu_signature().empty() ? "" : absl::StrCat(", ", EscapeXml(e.cpu_signature())), e.cpus(),
+                        EscapeXml(e.protobuf_version()), EscapeXml(e.grpc_version()), EscapeXml(e.client_malloc()),
+                        e.client_poller().empty() ? "" : absl::StrCat(", gRPC poller: ", EscapeXml(e.client_poller())),
+                        EscapeXml(e.started_utc()), EscapeXml(e.tool_version()));
   return s;
 }
 
@@ -127,7 +127,7 @@ std::string RenderHtml(const RunReport& report) {
   for (const TargetResult& t : report.targets) {
     if (!t.replicas.empty()) absl::StrAppend(&s, "<p class=\"replicas\">", EscapeXml(ReplicaShareLine(t)), "</p>\n");
   }
-  absl::StrAppend(&s, "<p>Command: <code>", EscapeXml(report.environment.command_line),
+  absl::StrAppend(&s, "<p>Command: <code>", EscapeXml(report.environment.command_line()),
                   "</code></p>\n</body></html>\n");
   return s;
 }

@@ -55,8 +55,8 @@ absl::Status CheckSameRun(const NamedReport& first, const NamedReport& other) {
   // line and counts. Two real runs would differ in their counts or latency sums.
   const RunReport& x = first.report;
   const RunReport& y = other.report;
-  if (x.environment.started_utc == y.environment.started_utc &&
-      x.environment.command_line == y.environment.command_line && !x.targets.empty() &&
+  if (x.environment.started_utc() == y.environment.started_utc() &&
+      x.environment.command_line() == y.environment.command_line() && !x.targets.empty() &&
       x.targets[0].client.completed == y.targets[0].client.completed &&
       x.targets[0].client.latency.sum() == y.targets[0].client.latency.sum()) {
     return Mismatch(other.name, first.name,
@@ -158,8 +158,8 @@ RunReport EmptyMerge(const NamedReport& first, const std::string& command_line) 
   RunReport m;
   m.options = first.report.options;
   m.environment = first.report.environment;
-  m.environment.command_line = command_line;
-  m.environment.merged_from.clear();
+  m.environment.set_command_line(command_line);
+  m.environment.clear_merged_from();
   for (size_t t = 0; t < m.options.targets.size(); ++t) {
     TargetResult& target = m.targets.emplace_back();
     target.spec = first.report.targets[t].spec;
@@ -191,8 +191,8 @@ void MergeWindow(const RoundResult& other, bool first_input, RoundResult* round)
 // its windows and warnings; a target it drove at another address goes to
 // `addresses_differ`.
 void AddInput(const NamedReport& in, size_t index, RunReport* m, std::vector<std::string>* addresses_differ) {
-  m->environment.merged_from.push_back(in.name);
-  m->environment.started_utc = std::min(m->environment.started_utc, in.report.environment.started_utc);
+  m->environment.add_merged_from(in.name);
+  m->environment.set_started_utc(std::min(m->environment.started_utc(), in.report.environment.started_utc()));
   m->wall_seconds = std::max(m->wall_seconds, in.report.wall_seconds);
   if (index > 0) {
     m->options.rate += in.report.options.rate;
@@ -232,7 +232,7 @@ absl::StatusOr<RunReport> MergeReports(const std::vector<NamedReport>& inputs, c
   }
   m.warnings.insert(
       m.warnings.begin(),
-      absl::StrCat("merged from ", inputs.size(), " reports (", absl::StrJoin(m.environment.merged_from, ", "),
+      absl::StrCat("merged from ", inputs.size(), " reports (", absl::StrJoin(m.environment.merged_from(), ", "),
                    ") that ran at the same time: counts and latency histograms add, QPS is over the "
                    "longest window; the server side and other processes' CPU are not merged, see each input"));
   for (std::string& w : overlap_warnings) m.warnings.push_back(std::move(w));

@@ -6,6 +6,7 @@
 #include "absl/strings/str_join.h"
 #include "client/report/report_reader.h"
 #include "client/report/report_renderers.h"
+#include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "nlohmann/json.hpp"
 
@@ -48,8 +49,8 @@ RunReport Report(const std::vector<int>& halves, const std::string& started, int
   r.options.duration = absl::Seconds(1);
   r.options.rate = 1000;  // open loop: all three histograms are written
   r.options.threads = 2;
-  r.environment = RunEnvironment::Current("reco_load --target ...");
-  r.environment.started_utc = started;
+  r.environment = CurrentEnvironment("reco_load --target ...");
+  r.environment.set_started_utc(started);
   r.warnings = {"a warning"};
   for (int t = 0; t < kTargets; ++t) {
     TargetResult tr;
@@ -114,11 +115,11 @@ TEST(ReportReader, ReadsBackTheClientSideExactly) {
   EXPECT_EQ(back.options.targets[1].address, "127.0.0.1:2");
   EXPECT_EQ(back.options.rounds, kRounds);
   EXPECT_DOUBLE_EQ(back.options.rate, 1000);
-  EXPECT_EQ(back.environment.started_utc, "2026-12-01T10:00:00Z");
-  EXPECT_EQ(back.environment.client_poller, r.environment.client_poller);
-  EXPECT_FALSE(back.environment.client_poller.empty());
-  EXPECT_EQ(back.environment.cpu_signature, r.environment.cpu_signature);
-  EXPECT_FALSE(back.environment.cpu_signature.empty()) << "the machines this runs on are x86";
+  EXPECT_EQ(back.environment.started_utc(), "2026-12-01T10:00:00Z");
+  EXPECT_EQ(back.environment.client_poller(), r.environment.client_poller());
+  EXPECT_FALSE(back.environment.client_poller().empty());
+  EXPECT_EQ(back.environment.cpu_signature(), r.environment.cpu_signature());
+  EXPECT_FALSE(back.environment.cpu_signature().empty()) << "the machines this runs on are x86";
   EXPECT_EQ(back.warnings, r.warnings);
   for (int t = 0; t < kTargets; ++t) {
     ExpectSameClient(back.targets[t].client, r.targets[t].client, "total");
@@ -152,9 +153,9 @@ TEST(ReportMerge, TwoHalvesMergeIntoTheWholeRunExactly) {
     EXPECT_EQ(m->targets[t].rounds[1].window_end_unix_ms, b.targets[t].rounds[1].window_end_unix_ms);
     EXPECT_EQ(b.targets[t].rounds[1].window_end_unix_ms - a.targets[t].rounds[1].window_end_unix_ms, 30);
   }
-  EXPECT_EQ(m->environment.merged_from, (std::vector<std::string>{"a.json", "b.json"}));
-  EXPECT_EQ(m->environment.started_utc, "2026-12-01T10:00:00Z");
-  EXPECT_EQ(m->environment.command_line, "reco_load merge a.json b.json");
+  EXPECT_THAT(m->environment.merged_from(), ::testing::ElementsAre("a.json", "b.json"));
+  EXPECT_EQ(m->environment.started_utc(), "2026-12-01T10:00:00Z");
+  EXPECT_EQ(m->environment.command_line(), "reco_load merge a.json b.json");
   EXPECT_DOUBLE_EQ(m->options.rate, 2000);
   EXPECT_EQ(m->options.threads, 4);
   // The merge's own warning first, then each input's, prefixed by its file.
@@ -166,7 +167,7 @@ TEST(ReportMerge, TwoHalvesMergeIntoTheWholeRunExactly) {
   // And the merged report survives its own JSON round trip (merges of merges).
   const RunReport again = RoundTrip(*m);
   ExpectSameClient(again.targets[1].client, whole.targets[1].client, "merged, read back");
-  EXPECT_EQ(again.environment.merged_from, m->environment.merged_from);
+  EXPECT_THAT(again.environment.merged_from(), ::testing::ElementsAreArray(m->environment.merged_from()));
 }
 
 TEST(ReportMerge, RefusesInputsOfDifferentRunsNamingTheFile) {

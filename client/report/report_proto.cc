@@ -359,7 +359,7 @@ absl::Status TargetFromProto(const v1::ReportTarget& in, const std::string& wher
   return s;
 }
 
-// --- LoadOptions, RunEnvironment -----------------------------------------------------
+// --- LoadOptions -----------------------------------------------------------------
 
 void ParametersToProto(const RunReport& report, v1::ReportParameters* out) {
   const LoadOptions& o = report.options;
@@ -449,36 +449,6 @@ absl::Status ParametersFromProto(const v1::ReportParameters& p, LoadOptions* o) 
   return absl::OkStatus();
 }
 
-void EnvironmentToProto(const RunEnvironment& e, v1::ReportEnvironment* out) {
-  out->set_protobuf_version(e.protobuf_version);
-  out->set_grpc_version(e.grpc_version);
-  out->set_cpu_model(e.cpu_model);
-  out->set_cpu_signature(e.cpu_signature);
-  out->set_cpus(e.cpus);
-  out->set_client_malloc(e.client_malloc);
-  out->set_client_poller(e.client_poller);
-  out->set_started_utc(e.started_utc);
-  out->set_command_line(e.command_line);
-  out->set_tool_version(e.tool_version);
-  for (const std::string& m : e.merged_from) out->add_merged_from(m);
-}
-
-RunEnvironment EnvironmentFromProto(const v1::ReportEnvironment& in) {
-  RunEnvironment e;
-  e.protobuf_version = in.protobuf_version();
-  e.grpc_version = in.grpc_version();
-  e.cpu_model = in.cpu_model();
-  e.cpu_signature = in.cpu_signature();
-  e.cpus = in.cpus();
-  e.client_malloc = in.client_malloc();
-  e.client_poller = in.client_poller();
-  e.started_utc = in.started_utc();
-  e.command_line = in.command_line();
-  e.tool_version = in.tool_version();
-  e.merged_from.assign(in.merged_from().begin(), in.merged_from().end());
-  return e;
-}
-
 // --- the document ----------------------------------------------------------------------
 
 constexpr char kTool[] = "reco_load";
@@ -532,7 +502,7 @@ v1::LoadReport LoadReportOf(const RunReport& report) {
   v1::LoadReport out;
   out.set_tool(kTool);
   ParametersToProto(report, out.mutable_parameters());
-  EnvironmentToProto(report.environment, out.mutable_environment());
+  *out.mutable_environment() = report.environment;
   HistogramLayoutToProto(out.mutable_histogram_layout());
   out.mutable_noise_guard()->set_disturbed_other_cpu_share(kDisturbedOtherCpuShare);
   out.mutable_noise_guard()->set_client_busy_share(kClientBusyShare);
@@ -550,7 +520,7 @@ absl::StatusOr<RunReport> RunReportOf(const v1::LoadReport& in) {
   if (absl::Status s = CheckHistogramLayout(in); !s.ok()) return s;
   RunReport r;
   if (absl::Status s = ParametersFromProto(in.parameters(), &r.options); !s.ok()) return s;
-  r.environment = EnvironmentFromProto(in.environment());
+  r.environment = in.environment();
   r.warnings.assign(in.warnings().begin(), in.warnings().end());
   r.wall_seconds = in.wall_seconds();
   if (static_cast<size_t>(in.targets_size()) != r.options.targets.size()) {

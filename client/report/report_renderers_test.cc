@@ -17,7 +17,7 @@ RunReport SampleReport() {
   RunReport r;
   r.options.targets = {{"heap", "127.0.0.1:1"}, {"arena", "127.0.0.1:2"}};
   r.options.rounds = 2;
-  r.environment = RunEnvironment::Current("reco_load --target ...");
+  r.environment = CurrentEnvironment("reco_load --target ...");
   for (int t = 0; t < 2; ++t) {
     TargetResult tr;
     tr.spec = r.options.targets[t];

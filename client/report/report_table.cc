@@ -128,10 +128,10 @@ std::string Legend(const RunReport& report, bool any_skipped) {
   for (const TargetResult& t : report.targets) {
     mallocs.push_back(absl::StrCat(t.spec.name, " ", t.server.available ? t.server.malloc : "?"));
   }
-  absl::StrAppend(&out, "malloc: client ", report.environment.client_malloc,
+  absl::StrAppend(&out, "malloc: client ", report.environment.client_malloc(),
                   "; servers: ", absl::StrJoin(mallocs, ", "), "\n");
-  if (!report.environment.client_poller.empty()) {
-    absl::StrAppend(&out, "client's gRPC poller: ", report.environment.client_poller, "\n");
+  if (!report.environment.client_poller().empty()) {
+    absl::StrAppend(&out, "client's gRPC poller: ", report.environment.client_poller(), "\n");
   }
   for (const std::string& w : report.warnings) absl::StrAppend(&out, "warning: ", w, "\n");
   return out;
