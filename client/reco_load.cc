@@ -343,8 +343,8 @@ bool PrintRequirements(const reco::RunReport& report) {
   bool all_passed = true;
   std::FILE* out = ReportOnStdout() ? stderr : stdout;
   for (const reco::RequirementResult& q : report.requirements) {
-    std::fprintf(out, "%s\n", q.line.c_str());
-    all_passed = all_passed && q.passed;
+    std::fprintf(out, "%s\n", q.line().c_str());
+    all_passed = all_passed && q.passed();
   }
   std::fflush(out);
   return all_passed;

@@ -76,17 +76,12 @@ using RunEnvironment = v1::ReportEnvironment;
 // The values for this process and machine.
 RunEnvironment CurrentEnvironment(const std::string& command_line);
 
-// What one `--require` found (client/report/requirement.h evaluates it): kept in the report
-// so that the JSON holds it beside the figures it was judged on.
-struct RequirementResult {
-  std::string expression;            // "arena_pool/heap server_cpu_us_per_rpc <= 0.7"
-  std::optional<PairedRatio> ratio;  // the paired ratio; nullopt: no round measured it
-  bool passed = false;
-  // Why it failed, "" when it passed: "worst round 2: x0.81", "not measured", "not
-  // measured in round 2".
-  std::string detail;
-  std::string line;  // the line printed: "require EXPR: x0.52 [0.48-0.55] PASS"
-};
+// What one `--require` found (client/report/requirement.h evaluates it), as the
+// report's JSON holds it beside the figures it was judged on: the paired ratio's
+// median, min and max (null: no round measured it), whether it passed, why not
+// ("worst round 2: x0.81", "not measured", "not measured in round 2"), and the line
+// printed ("require EXPR: x0.52 [0.48-0.55] PASS").
+using RequirementResult = v1::ReportRequirement;
 
 struct RunReport {
   LoadOptions options;

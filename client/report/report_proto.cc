@@ -276,20 +276,6 @@ Value PairedRatioOrNull(const std::optional<PairedRatio>& p) {
   return ObjectOrNull(&out);
 }
 
-void RequirementToProto(const RequirementResult& q, v1::ReportRequirement* out) {
-  out->set_expression(q.expression);
-  auto part = [&q](double PairedRatio::*field) {
-    return NumberOrNull(q.ratio ? std::optional<double>((*q.ratio).*field) : std::nullopt);
-  };
-  *out->mutable_median() = part(&PairedRatio::median);
-  *out->mutable_min() = part(&PairedRatio::min);
-  *out->mutable_max() = part(&PairedRatio::max);
-  out->set_rounds(q.ratio ? q.ratio->rounds : 0);
-  out->set_passed(q.passed);
-  out->set_detail(q.detail);
-  out->set_line(q.line);
-}
-
 // --- RoundResult, TargetResult ------------------------------------------------------
 
 template <typename Window>  // RoundResult or TargetResult
@@ -511,7 +497,7 @@ v1::LoadReport LoadReportOf(const RunReport& report) {
   out.set_error_rate(report.error_rate());
   out.set_wall_seconds(report.wall_seconds);
   for (const std::string& w : report.warnings) out.add_warnings(w);
-  for (const RequirementResult& q : report.requirements) RequirementToProto(q, out.add_requirements());
+  for (const RequirementResult& q : report.requirements) *out.add_requirements() = q;
   return out;
 }
 

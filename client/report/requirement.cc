@@ -175,29 +175,41 @@ absl::StatusOr<std::vector<Requirement>> ParseRequirements(const std::vector<std
 
 RequirementResult EvaluateRequirement(const Requirement& q, const RunReport& report) {
   RequirementResult result;
-  result.expression = q.Expression();
+  result.set_expression(q.Expression());
   std::optional<size_t> target, baseline;
   for (size_t i = 0; i < report.targets.size(); ++i) {
     if (report.targets[i].spec.name == q.target) target = i;
     if (report.targets[i].spec.name == q.baseline) baseline = i;
   }
+  std::optional<PairedRatio> ratio;
   for (const Figure& f : ReportFigures(report.options)) {
-    if (f.key == q.figure && target && baseline) result.ratio = RatioBetween(report, *target, *baseline, f);
+    if (f.key == q.figure && target && baseline) ratio = RatioBetween(report, *target, *baseline, f);
   }
   std::string measured = "n/a";
-  if (!result.ratio) {
-    result.detail = "not measured";
-  } else if (result.ratio->skipped > 0) {
-    measured = FormatSpread(*result.ratio);
-    result.detail = absl::StrCat("not measured in ", UnmeasuredRounds(*result.ratio));
+  if (!ratio) {
+    result.set_detail("not measured");
+  } else if (ratio->skipped > 0) {
+    measured = FormatSpread(*ratio);
+    result.set_detail(absl::StrCat("not measured in ", UnmeasuredRounds(*ratio)));
   } else {
-    measured = FormatSpread(*result.ratio);
-    auto [passed, worst] = JudgeRounds(q, *result.ratio);
-    result.passed = passed;
-    if (!passed) result.detail = worst;
+    measured = FormatSpread(*ratio);
+    auto [passed, worst] = JudgeRounds(q, *ratio);
+    result.set_passed(passed);
+    if (!passed) result.set_detail(worst);
   }
-  result.line = absl::StrCat("require ", result.expression, ": ", measured,
-                             result.passed ? " PASS" : absl::StrCat(" FAIL (", result.detail, ")"));
+  // The ratio as the JSON holds it: numbers, or null when no round measured it.
+  for (auto [value, part] :
+       {std::pair{result.mutable_median(), &PairedRatio::median}, std::pair{result.mutable_min(), &PairedRatio::min},
+        std::pair{result.mutable_max(), &PairedRatio::max}}) {
+    if (ratio && std::isfinite((*ratio).*part)) {
+      value->set_number_value((*ratio).*part);
+    } else {
+      value->set_null_value(google::protobuf::NULL_VALUE);
+    }
+  }
+  result.set_rounds(ratio ? ratio->rounds : 0);
+  result.set_line(absl::StrCat("require ", result.expression(), ": ", measured,
+                               result.passed() ? " PASS" : absl::StrCat(" FAIL (", result.detail(), ")")));
   return result;
 }
 
