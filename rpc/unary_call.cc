@@ -36,29 +36,44 @@ StreamReply BlockingStreamingCall(grpc::GenericStub& stub, const std::string& me
   context.set_deadline(absl::ToChronoTime(deadline));
   for (const auto& [key, value] : metadata) context.AddMetadata(key, value);
   grpc::CompletionQueue cq;
+  std::unique_ptr<grpc::GenericClientAsyncReaderWriter> call = stub.PrepareCall(&context, method, &cq);
+  // A write and a read are in flight at once, so that a server which reads a
+  // message only after answering the last one does not wait on this client.
+  int start_tag, write_tag, read_tag;
   void* tag = nullptr;
   bool ok = false;
-  auto step = [&] { return cq.Next(&tag, &ok) && ok; };  // one operation at a time
-  std::unique_ptr<grpc::GenericClientAsyncReaderWriter> call = stub.PrepareCall(&context, method, &cq);
   StreamReply reply;
-  call->StartCall(nullptr);
-  bool sent = step();
-  for (size_t i = 0; sent && i < requests.size(); ++i) {
-    call->Write(requests[i], i + 1 == requests.size() ? grpc::WriteOptions().set_last_message() : grpc::WriteOptions(),
-                nullptr);
-    sent = step();
-  }
-  if (sent && requests.empty()) {
-    call->WritesDone(nullptr);
-    sent = step();
-  }
-  if (sent) {
+  call->StartCall(&start_tag);
+  if (cq.Next(&tag, &ok) && ok) {
+    size_t written = 0;
+    bool writing = false, reading = true, half_closed = false;
+    auto write_next = [&] {
+      if (written < requests.size()) {
+        const bool last = written + 1 == requests.size();
+        call->Write(requests[written++], last ? grpc::WriteOptions().set_last_message() : grpc::WriteOptions(),
+                    &write_tag);
+        writing = true;
+      } else if (requests.empty() && !half_closed) {
+        call->WritesDone(&write_tag);
+        half_closed = writing = true;
+      }
+    };
     grpc::ByteBuffer message;
-    for (call->Read(&message, nullptr); step(); call->Read(&message, nullptr)) {
-      if (reply.messages++ == 0) reply.message = message;
+    write_next();
+    call->Read(&message, &read_tag);
+    while ((writing || reading) && cq.Next(&tag, &ok)) {
+      if (tag == &write_tag) {
+        writing = false;
+        if (ok) write_next();
+      } else if (ok) {
+        if (reply.messages++ == 0) reply.message = message;
+        call->Read(&message, &read_tag);
+      } else {
+        reading = false;
+      }
     }
   }
-  call->Finish(&reply.status, nullptr);
+  call->Finish(&reply.status, &start_tag);
   cq.Next(&tag, &ok);
   cq.Shutdown();
   while (cq.Next(&tag, &ok)) {

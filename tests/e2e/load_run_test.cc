@@ -20,6 +20,7 @@
 #include "core/catalogue.h"
 #include "core/message_store.h"
 #include "core/response_builder.h"
+#include "google/protobuf/io/coded_stream.h"
 #include "grpcpp/generic/async_generic_service.h"
 #include "grpcpp/grpcpp.h"
 #include "gtest/gtest.h"
@@ -345,17 +346,22 @@ TEST(ClientLoadRun, AServerStreamingMethodIsDrivenMessageByMessage) {
 }
 
 // A client-streaming method ("/test.Stream/Collect": one reply, the call's messages'
-// bytes joined) and a bidirectional one ("/test.Stream/Echo": each message sent back
-// as it comes), both wanting kMessages messages a call: a call with another count
-// fails INVALID_ARGUMENT. `received` counts their messages; other methods are
+// bytes joined) and two bidirectional ones ("/test.Stream/Echo": each message sent
+// back as it comes; "/test.Stream/Lockstep": the same, but the next message is read
+// only once the last echo is written), wanting kMessages messages a call
+// (kLockstepMessages for Lockstep): a call with another count fails
+// INVALID_ARGUMENT. `received` counts their messages; other methods are
 // UNIMPLEMENTED.
 class StreamUpService final : public grpc::CallbackGenericService {
  public:
   static constexpr int kMessages = 3;
+  static constexpr int kLockstepMessages = 24;
   std::atomic<int64_t> received{0};
 
   grpc::ServerGenericBidiReactor* CreateReactor(grpc::GenericCallbackServerContext* ctx) override {
-    if (ctx->method() != "/test.Stream/Echo" && ctx->method() != "/test.Stream/Collect") {
+    const std::string& method = ctx->method();
+    if (method == "/test.Stream/Lockstep") return new Reactor(this, true, kLockstepMessages);
+    if (method != "/test.Stream/Echo" && method != "/test.Stream/Collect") {
       class Unknown final : public grpc::ServerGenericBidiReactor {  // reco_load's ServerStats, say
        public:
         Unknown() { Finish(grpc::Status(grpc::StatusCode::UNIMPLEMENTED, "")); }
@@ -363,13 +369,16 @@ class StreamUpService final : public grpc::CallbackGenericService {
       };
       return new Unknown;
     }
-    return new Reactor(this, ctx->method() == "/test.Stream/Echo");
+    return new Reactor(this, method == "/test.Stream/Echo", kMessages, false);
   }
 
  private:
   class Reactor final : public grpc::ServerGenericBidiReactor {
    public:
-    Reactor(StreamUpService* service, bool echo) : service_(service), echo_(echo) { StartRead(&in_); }
+    Reactor(StreamUpService* service, bool echo, int want, bool read_after_echo = true)
+        : service_(service), echo_(echo), want_(want), lockstep_(read_after_echo && echo) {
+      StartRead(&in_);
+    }
     void OnReadDone(bool ok) override {
       std::lock_guard<std::mutex> lock(mu_);
       if (!ok) {
@@ -384,13 +393,21 @@ class StreamUpService final : public grpc::CallbackGenericService {
       } else {
         joined_ += bytes;
       }
-      StartRead(&in_);
+      if (lockstep_) {
+        read_after_write_ = true;
+      } else {
+        StartRead(&in_);
+      }
       Next();
     }
     void OnWriteDone(bool ok) override {
       std::lock_guard<std::mutex> lock(mu_);
       writing_ = false;
       if (!ok) return End(grpc::Status::CANCELLED);
+      if (read_after_write_ && queue_.empty()) {
+        read_after_write_ = false;
+        StartRead(&in_);
+      }
       Next();
     }
     void OnDone() override { delete this; }
@@ -400,7 +417,7 @@ class StreamUpService final : public grpc::CallbackGenericService {
     // Collect's one reply, then the status.
     void Next() {
       if (ended_ || writing_) return;
-      if (queue_.empty() && reads_done_ && !echo_ && !replied_ && count_ == kMessages) {
+      if (queue_.empty() && reads_done_ && !echo_ && !replied_ && count_ == want_) {
         replied_ = true;
         queue_.push_back(joined_);
       }
@@ -412,8 +429,8 @@ class StreamUpService final : public grpc::CallbackGenericService {
         return StartWrite(&out_);
       }
       if (!reads_done_) return;
-      End(count_ == kMessages ? grpc::Status::OK
-                              : grpc::Status(grpc::StatusCode::INVALID_ARGUMENT, absl::StrCat(count_, " messages")));
+      End(count_ == want_ ? grpc::Status::OK
+                          : grpc::Status(grpc::StatusCode::INVALID_ARGUMENT, absl::StrCat(count_, " messages")));
     }
     void End(const grpc::Status& status) {
       if (ended_) return;
@@ -422,6 +439,9 @@ class StreamUpService final : public grpc::CallbackGenericService {
     }
     StreamUpService* const service_;
     const bool echo_;
+    const int want_;
+    const bool lockstep_;
+    bool read_after_write_ = false;
     std::mutex mu_;
     grpc::ByteBuffer in_, out_;
     std::deque<std::string> queue_;
@@ -466,6 +486,33 @@ TEST(ClientLoadRun, ClientAndBidirectionalStreamsSendEveryMessageOfEachCall) {
   }
   EXPECT_EQ(service.received.load() % StreamUpService::kMessages, 0);
   EXPECT_GE(service.received.load(), 160 * StreamUpService::kMessages);
+  server->Shutdown();
+}
+
+// A server that reads a call's next message only once it has written the echo of
+// the last: a client that wrote all its messages before reading any would fill both
+// directions' flow-control windows with 24 MiB each way and wait for its deadline.
+TEST(ClientLoadRun, ABidirectionalCallReadsWhileItWrites) {
+  StreamUpService service;
+  int port = 0;
+  std::unique_ptr<grpc::Server> server = StartGenericServer(&service, "127.0.0.1:0", &port);
+  ASSERT_NE(server, nullptr);
+  LoadOptions o = StreamUpRun(port, "/test.Stream/Lockstep", true, 2);
+  o.rounds = 1;
+  std::string call;
+  const std::string mib(1 << 20, 'm');
+  for (int i = 0; i < StreamUpService::kLockstepMessages; ++i) {
+    uint8_t length[5];
+    const uint8_t* end = google::protobuf::io::CodedOutputStream::WriteVarint32ToArray(mib.size(), length);
+    call.append(reinterpret_cast<const char*>(length), end - length).append(mib);
+  }
+  o.call.requests = {call};
+  absl::StatusOr<RunReport> report = RunLoad(o, "test", nullptr);
+  ASSERT_TRUE(report.ok()) << report.status();
+  const ClientFigures& c = report->targets[0].client;
+  EXPECT_EQ(c.errors(), 0u) << "a call waited for its deadline";
+  EXPECT_EQ(c.ok, 2u);
+  EXPECT_EQ(c.messages, 2u * StreamUpService::kLockstepMessages);
   server->Shutdown();
 }
 
