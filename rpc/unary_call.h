@@ -46,8 +46,8 @@ UnaryReply BlockingUnaryCall(grpc::GenericStub& stub, const std::string& method,
                              absl::Time deadline, const RequestMetadata& metadata = {});
 
 // A streaming call of any kind: sends `requests` (a unary-request method's one, or a
-// client stream's messages) and half-closes, then reads every message until the
-// server finishes. `message` is the first one, `messages` how many came.
+// client stream's messages; the last half-closes) while it reads every message until
+// the server finishes. `message` is the first one, `messages` how many came.
 struct StreamReply {
   grpc::Status status;
   grpc::ByteBuffer message;
