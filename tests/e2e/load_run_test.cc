@@ -311,6 +311,18 @@ std::unique_ptr<grpc::Server> StartGenericServer(grpc::CallbackGenericService* s
   return builder.BuildAndStart();
 }
 
+// A generic service on 127.0.0.1 (a free port), shut down when it goes out of scope
+// (before the service it serves, declared first).
+struct LoopbackServer {
+  explicit LoopbackServer(grpc::CallbackGenericService* service)
+      : server(StartGenericServer(service, "127.0.0.1:0", &port)) {}
+  ~LoopbackServer() {
+    if (server != nullptr) server->Shutdown();
+  }
+  int port = 0;
+  std::unique_ptr<grpc::Server> server;
+};
+
 // A run of CountingStreamService's method on `target`: `total` calls a round.
 LoadOptions StreamingRun(TargetSpec target, int total, int rounds) {
   LoadOptions o = ShortRun();
@@ -325,9 +337,9 @@ LoadOptions StreamingRun(TargetSpec target, int total, int rounds) {
 
 TEST(ClientLoadRun, AServerStreamingMethodIsDrivenMessageByMessage) {
   CountingStreamService service;
-  int port = 0;
-  std::unique_ptr<grpc::Server> server = StartGenericServer(&service, "127.0.0.1:0", &port);
-  ASSERT_NE(server, nullptr);
+  LoopbackServer loopback(&service);
+  ASSERT_NE(loopback.server, nullptr);
+  const int port = loopback.port;
   LoadOptions o = StreamingRun({"stream", absl::StrCat("127.0.0.1:", port)}, 30, 2);
   absl::StatusOr<RunReport> report = RunLoad(o, "test", nullptr);
   ASSERT_TRUE(report.ok()) << report.status();
@@ -342,7 +354,6 @@ TEST(ClientLoadRun, AServerStreamingMethodIsDrivenMessageByMessage) {
   const std::string table = RenderTable(*report);
   EXPECT_NE(table.find("\nmessages/call "), std::string::npos) << table;
   EXPECT_NE(table.find("p99 first message (ms)"), std::string::npos) << table;
-  server->Shutdown();
 }
 
 // A client-streaming method ("/test.Stream/Collect": one reply, the call's messages'
@@ -466,9 +477,9 @@ LoadOptions StreamUpRun(int port, const std::string& method, bool server_streami
 // back for each): a call that missed a message, or got them out of order, fails.
 TEST(ClientLoadRun, ClientAndBidirectionalStreamsSendEveryMessageOfEachCall) {
   StreamUpService service;
-  int port = 0;
-  std::unique_ptr<grpc::Server> server = StartGenericServer(&service, "127.0.0.1:0", &port);
-  ASSERT_NE(server, nullptr);
+  LoopbackServer loopback(&service);
+  ASSERT_NE(loopback.server, nullptr);
+  const int port = loopback.port;
   for (bool echo : {false, true}) {
     SCOPED_TRACE(echo ? "Echo" : "Collect");
     absl::StatusOr<RunReport> report =
@@ -486,7 +497,6 @@ TEST(ClientLoadRun, ClientAndBidirectionalStreamsSendEveryMessageOfEachCall) {
   }
   EXPECT_EQ(service.received.load() % StreamUpService::kMessages, 0);
   EXPECT_GE(service.received.load(), 160 * StreamUpService::kMessages);
-  server->Shutdown();
 }
 
 // A server that reads a call's next message only once it has written the echo of
@@ -494,9 +504,9 @@ TEST(ClientLoadRun, ClientAndBidirectionalStreamsSendEveryMessageOfEachCall) {
 // directions' flow-control windows with 24 MiB each way and wait for its deadline.
 TEST(ClientLoadRun, ABidirectionalCallReadsWhileItWrites) {
   StreamUpService service;
-  int port = 0;
-  std::unique_ptr<grpc::Server> server = StartGenericServer(&service, "127.0.0.1:0", &port);
-  ASSERT_NE(server, nullptr);
+  LoopbackServer loopback(&service);
+  ASSERT_NE(loopback.server, nullptr);
+  const int port = loopback.port;
   LoadOptions o = StreamUpRun(port, "/test.Stream/Lockstep", true, 2);
   o.rounds = 1;
   std::string call;
@@ -513,16 +523,15 @@ TEST(ClientLoadRun, ABidirectionalCallReadsWhileItWrites) {
   EXPECT_EQ(c.errors(), 0u) << "a call waited for its deadline";
   EXPECT_EQ(c.ok, 2u);
   EXPECT_EQ(c.messages, 2u * StreamUpService::kLockstepMessages);
-  server->Shutdown();
 }
 
 // --call of a client-streaming method from a .proto: --data's array is each call's
 // messages, its placeholders rendered per call ({{.RequestNumber}}: 0, 1, ...).
 TEST(ClientLoadRun, ACallFlagStreamSendsTheArrayWithItsPlaceholdersPerCall) {
   StreamUpService service;
-  int port = 0;
-  std::unique_ptr<grpc::Server> server = StartGenericServer(&service, "127.0.0.1:0", &port);
-  ASSERT_NE(server, nullptr);
+  LoopbackServer loopback(&service);
+  ASSERT_NE(loopback.server, nullptr);
+  const int port = loopback.port;
   const std::string proto = ::testing::TempDir() + "/stream_up.proto";
   std::ofstream(proto) << "syntax = \"proto3\";\npackage test;\nmessage Request { string text = 1; }\n"
                           "service Stream { rpc Collect(stream Request) returns (Request); }\n";
@@ -543,7 +552,6 @@ TEST(ClientLoadRun, ACallFlagStreamSendsTheArrayWithItsPlaceholdersPerCall) {
   // Each reply joins the call's three messages: "a" (3 bytes), "bb" (4) and the
   // call's number (2 + its digits): calls 0-9 one digit, 10-79 two.
   EXPECT_EQ(c.response_bytes, 80u * (3 + 4 + 2) + 10 * 1 + 70 * 2);
-  server->Shutdown();
 }
 
 // A target on a unix socket (--target NAME=unix:PATH): driven as any other, and on
